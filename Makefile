@@ -1,0 +1,51 @@
+# manip_dynamics: one entry point from a bare machine.
+#   make run                 set up .venv (ROS 2 Jazzy from PyPI), build, start the demo
+#   make test                set up, build, run every test (exit code = the tests' verdict)
+#   make run DURATION=10     stop the demo after 10 s
+#   make test ROS_DISTRO=kilted   the same on ROS 2 Kilted (.venv-kilted, install-kilted/)
+#   make bench               run benchmarks/run_all.sh
+#   make clean               remove build/install/log (make distclean: the venvs too)
+# Every target keeps ROS traffic on this machine (loopback-only discovery).
+
+SHELL := /bin/bash
+ROS_DISTRO ?= jazzy
+export ROS_DISTRO
+export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
+export ROS_LOCALHOST_ONLY := 1
+DURATION ?=
+export DURATION
+
+.PHONY: all setup build test run bench lint clean distclean help
+
+all: test
+
+help:
+	@sed -n '2,9p' Makefile
+
+setup:
+	@bash scripts/setup.sh
+
+build: setup
+	@bash scripts/build.sh
+
+test: build
+	@bash scripts/test.sh $(PYTEST_ARGS)
+
+lint: build
+	@bash scripts/test.sh -m linter $(PYTEST_ARGS)
+
+run: build
+	@bash scripts/run.sh
+
+bench: build
+	@if [ -f benchmarks/run_all.sh ]; then \
+		source scripts/env.sh && bash benchmarks/run_all.sh; \
+	else \
+		echo "bench: benchmarks/run_all.sh does not exist yet"; \
+	fi
+
+clean:
+	rm -rf build install log build-kilted install-kilted log-kilted
+
+distclean: clean
+	rm -rf .venv .venv-kilted

@@ -1,0 +1,83 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Build script of the manip_dynamics ament_python package (also pip-installable)."""
+
+from glob import glob
+import os
+
+from setuptools import find_packages
+from setuptools import setup
+
+package_name = 'manip_dynamics'
+here = os.path.dirname(os.path.abspath(__file__))
+
+
+def _files(pattern: str) -> list[str]:
+    """
+    List the regular files matching a glob pattern relative to this folder.
+
+    :param pattern: Glob pattern relative to the package folder, e.g. ``'launch/*.py'``.
+    :return: Matching file paths relative to the package folder, sorted.
+    """
+    cwd = os.getcwd()
+    os.chdir(here)
+    try:
+        return sorted(path for path in glob(pattern) if os.path.isfile(path))
+    finally:
+        os.chdir(cwd)
+
+
+setup(
+    name=package_name,
+    version='0.1.0',
+    packages=find_packages(exclude=['test', 'test.*']),
+    data_files=[
+        ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
+        ('share/' + package_name, ['package.xml']),
+        ('share/' + package_name + '/launch', _files('launch/*.py') + _files('launch/*.xml')),
+        ('share/' + package_name + '/config',
+         _files('config/*.yaml') + _files('config/*.rviz') + _files('config/*.xml')),
+        ('share/' + package_name + '/urdf',
+         _files('urdf/*.urdf') + _files('urdf/*.xacro') + _files('urdf/*.yaml')),
+    ],
+    python_requires='>=3.10',
+    install_requires=[
+        'setuptools',
+        'numpy',
+        'scipy',
+        'numba',
+        'urdfdom-py',
+    ],
+    extras_require={
+        'symbolic': ['sympy'],
+        'plot': ['matplotlib'],
+        'xacro': ['xacro'],
+        'test': ['pytest', 'hypothesis', 'pin', 'example-robot-data'],
+    },
+    zip_safe=True,
+    maintainer='manip_dynamics maintainers',
+    maintainer_email='maintainers@manip-dynamics.dev',
+    description='Rigid-body dynamics of manipulators from URDF: library, ROS 2 nodes and CLI.',
+    license='Apache-2.0',
+    tests_require=['pytest'],
+    entry_points={
+        'console_scripts': [
+            'manip-dynamics = manip_dynamics.cli:main',
+            'dynamics_node = manip_dynamics.ros.dynamics_node:main',
+            'simulator_node = manip_dynamics.ros.simulator_node:main',
+            'gravity_compensation_node = manip_dynamics.ros.gravity_compensation_node:main',
+        ],
+    },
+)

@@ -1,0 +1,36 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Pytest configuration shared by every test of manip_dynamics.
+
+Keeps ROS traffic on this machine and on a test-own DDS domain, and makes the package
+sources importable when the tests run from a source checkout.
+"""
+
+import os
+import sys
+
+# Loopback-only discovery (Jazzy and newer read the first variable, Humble the second) and a
+# domain of our own, so tests neither send packets out of the machine nor see other ROS
+# graphs. Set before any test module imports rclpy. MANIP_DYNAMICS_TEST_DOMAIN_ID overrides
+# the domain, e.g. to run two test sessions side by side.
+os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+os.environ['ROS_LOCALHOST_ONLY'] = '1'
+os.environ['ROS_DOMAIN_ID'] = os.environ.get('MANIP_DYNAMICS_TEST_DOMAIN_ID', '87')
+
+# Test the sources next to this folder, not a stale installed copy.
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if PACKAGE_ROOT not in sys.path:
+    sys.path.insert(0, PACKAGE_ROOT)

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Build both packages of the suite with colcon against the project's venv (the ROS underlay).
+#
+# Usage: scripts/build.sh [extra colcon build arguments]
+#        ROS_DISTRO=kilted scripts/build.sh
+# Output: build/ install/ log/ in the repository root (build-kilted/ ... for Kilted).
+# The Python package is built with --symlink-install, so edits to its sources are seen without
+# a rebuild. When no source file of either package changed since the last successful build,
+# colcon is not run at all (MD_FORCE_BUILD=1 forces it).
+set -euo pipefail
+# shellcheck source=scripts/env.sh
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+
+[[ -x "${MD_VENV}/bin/colcon" ]] || md_die "no colcon in ${MD_VENV}; run scripts/setup.sh first"
+
+packages=("${MD_ROOT}/manip_dynamics_interfaces" "${MD_ROOT}/manip_dynamics")
+
+# Hash of everything that affects the build: file names and contents of both packages
+# (without caches), the venv's requirement stamp and the colcon arguments.
+sources_hash() {
+  (
+    cd "${MD_ROOT}"
+    find manip_dynamics_interfaces manip_dynamics \
+      \( -name __pycache__ -o -name '*.egg-info' -o -name .pytest_cache -o -name .hypothesis \) \
+      -prune -o -type f -print | LC_ALL=C sort | while IFS= read -r f; do
+        printf '%s %s\n' "$(sha1sum < "$f" | cut -d' ' -f1)" "$f"
+      done
+    cat "${MD_VENV}/.manip_dynamics_requirements.sha256" 2>/dev/null || true
+    echo "$*"
+  ) | sha256sum | cut -d' ' -f1
+}
+
+stamp_file=${MD_BUILD_BASE}/.manip_dynamics_build.sha256
+hash=$(sources_hash "$@")
+if [[ -z "${MD_FORCE_BUILD:-}" && -f "${stamp_file}" && -f "${MD_INSTALL_BASE}/local_setup.bash" \
+      && "$(cat "${stamp_file}")" == "${hash}" ]]; then
+  echo "build: nothing changed since the last build (${MD_INSTALL_BASE#"${MD_ROOT}"/})"
+  exit 0
+fi
+
+echo "build: colcon build (ROS 2 ${MD_DISTRO}) -> ${MD_INSTALL_BASE#"${MD_ROOT}"/}"
+mkdir -p "${MD_BUILD_BASE}" "${MD_INSTALL_BASE}" "${MD_LOG_BASE}"
+# Keep build artefacts out of git even where the root .gitignore does not list them.
+for dir in "${MD_BUILD_BASE}" "${MD_INSTALL_BASE}" "${MD_LOG_BASE}"; do
+  printf '*\n' > "${dir}/.gitignore"
+done
+rm -f "${stamp_file}"
+cd "${MD_ROOT}"
+colcon --log-base "${MD_LOG_BASE}" build \
+  --base-paths "${packages[@]}" \
+  --build-base "${MD_BUILD_BASE}" \
+  --install-base "${MD_INSTALL_BASE}" \
+  --symlink-install \
+  --event-handlers console_cohesion- summary+ status- \
+  --cmake-args -DBUILD_TESTING=OFF -DPython3_EXECUTABLE="${MD_VENV}/bin/python" \
+  "$@"
+echo "${hash}" > "${stamp_file}"
