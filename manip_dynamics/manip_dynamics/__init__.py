@@ -1,0 +1,26 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""manip_dynamics: rigid-body dynamics of fixed-base manipulators from a URDF.
+
+The core library (this package minus :mod:`manip_dynamics.ros`) needs only numpy, scipy,
+numba and urdfdom-py.  Start with :class:`RobotModel`.
+"""
+
+from manip_dynamics.algorithms.cartesian import CartesianDynamics
+from manip_dynamics.errors import InputError, ManipDynamicsError, URDFError
+from manip_dynamics.robot_model import RobotModel
+
+__all__ = ['CartesianDynamics', 'InputError', 'ManipDynamicsError', 'RobotModel', 'URDFError']
+__version__ = '0.1.0'

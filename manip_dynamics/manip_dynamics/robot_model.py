@@ -1,0 +1,856 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The public facade: :class:`RobotModel`, a fixed-base manipulator loaded from a URDF.
+
+Conventions used by every method (see docs/THEORY.md):
+
+* ``n`` is the number of actuated joints (revolute, continuous, prismatic), in the
+  order of :attr:`RobotModel.joint_names` (depth-first over the URDF tree, children
+  in document order, the order Pinocchio uses).
+* Joint positions ``q`` [rad or m], velocities ``qd`` [rad/s or m/s], accelerations
+  ``qdd`` [rad/s^2 or m/s^2], torques/forces ``tau`` [N m or N].
+* Every state argument is either one state, shape ``(n,)``, or a batch, shape
+  ``(N, n)``; results match (``(N, n, n)`` for matrices).  A batch equals a loop of
+  single calls.
+* The root link's frame is the world frame; ``gravity`` is the gravity acceleration
+  vector expressed in it [m/s^2].
+* Wrenches are 6-vectors ``[fx, fy, fz, tx, ty, tz]`` [N, N m] that the environment
+  applies to a link, expressed in that link's frame, about that link's origin.
+* Jacobians map ``qd`` to the twist ``[vx, vy, vz, wx, wy, wz]`` of a link's origin
+  (linear first, matching the wrench layout), so that ``tau = J^T w``.
+* Results are rigid-body only unless ``include_friction`` / ``include_armature``
+  is set: exactly what Pinocchio's ``rnea``, ``crba``, ``computeGeneralizedGravity``
+  and ``aba`` return.
+"""
+
+import math
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from manip_dynamics.algorithms.cartesian import (
+    CartesianDynamics, DIRECTION_NAMES, operational_space_terms)
+from manip_dynamics.algorithms.coriolis import coriolis as _coriolis_kernel
+from manip_dynamics.algorithms.crba import crba as _crba_kernel
+from manip_dynamics.algorithms.energy import potential_energy as _potential_kernel
+from manip_dynamics.algorithms.forward_dynamics import forward_dynamics as _fd_kernel
+from manip_dynamics.algorithms.friction import friction_torques as _friction
+from manip_dynamics.algorithms.jacobians import (
+    link_bias_acceleration, link_jacobian, link_pose)
+from manip_dynamics.algorithms.rnea import rnea as _rnea_kernel
+from manip_dynamics.errors import InputError
+from manip_dynamics.model import load_urdf_file, load_urdf_string, RigidBodyTree
+from manip_dynamics.model.rigid_body_tree import combine_inertias
+from manip_dynamics.spatial import inertia_from_urdf, inertia_problem
+
+FloatArray = NDArray[np.float64]
+Wrenches = Mapping[str, ArrayLike] | None
+
+_FRAMES = ('world', 'link')
+_STATE_ARGS = {2: ('q', 'qd'), 3: ('q', 'qd', 'qdd')}
+
+
+class _Arrays(NamedTuple):
+    """Everything a kernel reads; swapped as one reference when a payload changes."""
+
+    parent: NDArray[np.int64]
+    kind: NDArray[np.int64]
+    axis: FloatArray
+    R_tree: FloatArray
+    p_tree: FloatArray
+    mass: FloatArray
+    com: FloatArray
+    inertia: FloatArray
+
+
+def _vector(value: ArrayLike, length: int, what: str) -> FloatArray:
+    """Return ``value`` as a finite float vector of ``length`` or raise InputError."""
+    try:
+        out = np.array(value, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise InputError('%s must be %d numbers, got %r' % (what, length, value)) from None
+    if out.shape != (length,):
+        raise InputError('%s must have %d values, got %d' % (what, length, out.size))
+    if not np.all(np.isfinite(out)):
+        raise InputError('%s has NaN or inf: %s' % (what, out))
+    return out
+
+
+class RobotModel:
+    """
+    Dynamics of a fixed-base manipulator described by a URDF.
+
+    Build it with :meth:`from_urdf_file` or :meth:`from_urdf_string`.  The model is
+    immutable except for the payload calls (:meth:`set_payload`, :meth:`remove_payload`),
+    and safe to call from several threads at once: every call allocates its own scratch
+    memory and reads the model's arrays through one reference that payload calls swap
+    atomically.
+    """
+
+    def __init__(self, tree: RigidBodyTree, *, gravity: ArrayLike = (0.0, 0.0, -9.81),
+                 damping: ArrayLike | None = None, friction: ArrayLike | None = None,
+                 armature: ArrayLike | None = None, friction_velocity: float = 0.01) -> None:
+        """
+        Wrap a rigid-body tree; prefer the ``from_urdf_*`` constructors.
+
+        :param tree: The model description from :mod:`manip_dynamics.model`.
+        :param gravity: Gravity acceleration in the root frame [m/s^2], shape (3,).
+        :param damping: Viscous friction per joint [N m s/rad], (n,); default: URDF.
+        :param friction: Coulomb friction per joint [N m], (n,); default: URDF.
+        :param armature: Rotor inertia reflected to each joint [kg m^2], (n,); default 0.
+        :param friction_velocity: Width of the smooth sign of Coulomb friction [rad/s].
+        """
+        n = tree.dof
+        self._tree = tree
+        self._n = n
+        self._gravity = _vector(gravity, 3, 'gravity')
+        self._base_acc = -self._gravity
+        self._joint_names = tuple(j.name for j in tree.joints)
+        self._index = {name: i for i, name in enumerate(self._joint_names)}
+        self._damping = (np.array([j.damping for j in tree.joints]) if damping is None
+                         else _vector(damping, n, 'damping'))
+        self._coulomb = (np.array([j.friction for j in tree.joints]) if friction is None
+                         else _vector(friction, n, 'friction'))
+        self._armature = np.zeros(n) if armature is None else _vector(armature, n, 'armature')
+        for what, values in (('damping', self._damping), ('friction', self._coulomb),
+                             ('armature', self._armature)):
+            if np.any(values < 0.0):
+                raise InputError('%s must be >= 0, got %s for joint %r' % (
+                    what, values.min(), self._joint_names[int(np.argmin(values))]))
+        if not (math.isfinite(friction_velocity) and friction_velocity > 0.0):
+            raise InputError('friction_velocity must be > 0, got %r' % friction_velocity)
+        self._friction_velocity = float(friction_velocity)
+        self._zero_n = np.zeros(n)
+        self._no_wrench = np.zeros((1, n, 6))
+        self._lock = threading.Lock()
+        self._payloads: dict[str, tuple[float, FloatArray, FloatArray]] = {}
+        self._arrays = self._build_arrays()
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_urdf_file(cls, path: str, *, root_link: str | None = None,
+                       tip_link: str | None = None,
+                       gravity: ArrayLike = (0.0, 0.0, -9.81)) -> 'RobotModel':
+        """
+        Load a model from a URDF file.
+
+        :param path: URDF file path.
+        :param root_link: Fixed base link (default: the URDF root).
+        :param tip_link: Model only the chain root -> tip, KDL style; joints off the
+            chain are locked at 0 and their bodies lumped into the chain (default: the
+            whole tree).
+        :param gravity: Gravity acceleration in the root link frame [m/s^2], shape (3,).
+        :return: The model.
+        :raises URDFError: Unreadable file or unusable URDF (message names the element).
+        """
+        tree = load_urdf_file(path, root_link=root_link, tip_link=tip_link)
+        return cls(tree, gravity=gravity)
+
+    @classmethod
+    def from_urdf_string(cls, xml: str, *, root_link: str | None = None,
+                         tip_link: str | None = None,
+                         gravity: ArrayLike = (0.0, 0.0, -9.81)) -> 'RobotModel':
+        """
+        Load a model from URDF text; arguments as :meth:`from_urdf_file`.
+
+        :return: The model.
+        :raises URDFError: Malformed or unusable URDF (message names the element).
+        """
+        tree = load_urdf_string(xml, root_link=root_link, tip_link=tip_link)
+        return cls(tree, gravity=gravity)
+
+    def with_joint_dynamics(self, *, damping: Mapping[str, float] | None = None,
+                            friction: Mapping[str, float] | None = None,
+                            armature: Mapping[str, float] | None = None,
+                            friction_velocity: float | None = None) -> 'RobotModel':
+        """
+        Return a copy with per-joint friction or rotor-inertia overrides.
+
+        Rotor (armature) inertia is the motor inertia reflected through the gearing,
+        ``N^2 I_motor`` (Craig exercise 6.11); it adds to M's diagonal when
+        ``include_armature`` is set.  Payloads are copied; this model is unchanged.
+
+        :param damping: Joint name -> viscous coefficient [N m s/rad or N s/m].
+        :param friction: Joint name -> Coulomb level [N m or N].
+        :param armature: Joint name -> reflected rotor inertia [kg m^2 or kg].
+        :param friction_velocity: Width of the smooth Coulomb sign [rad/s].
+        :return: A new model.
+        :raises InputError: Unknown joint name or negative value.
+        """
+        values = {'damping': self._damping.copy(), 'friction': self._coulomb.copy(),
+                  'armature': self._armature.copy()}
+        for what, override in (('damping', damping), ('friction', friction),
+                               ('armature', armature)):
+            for name, value in (override or {}).items():
+                values[what][self.joint_index(name)] = float(value)
+        model = RobotModel(self._tree, gravity=self._gravity, damping=values['damping'],
+                           friction=values['friction'], armature=values['armature'],
+                           friction_velocity=(self._friction_velocity if friction_velocity
+                                              is None else friction_velocity))
+        for link, (mass, com, inertia) in self._payloads.items():
+            model._payloads[link] = (mass, com, inertia)
+        model._arrays = model._build_arrays()
+        return model
+
+    # ------------------------------------------------------------------ description
+    @property
+    def tree(self) -> RigidBodyTree:
+        """Return the rigid-body tree loaded from the URDF (no payloads)."""
+        return self._tree
+
+    @property
+    def name(self) -> str:
+        """Return the URDF robot name."""
+        return self._tree.name
+
+    @property
+    def dof(self) -> int:
+        """Return the number of actuated joints n."""
+        return self._n
+
+    @property
+    def joint_names(self) -> tuple[str, ...]:
+        """Return the actuated joint names in model order."""
+        return self._joint_names
+
+    @property
+    def joint_types(self) -> tuple[str, ...]:
+        """Return 'revolute', 'continuous' or 'prismatic' per joint, model order."""
+        return tuple(j.kind for j in self._tree.joints)
+
+    @property
+    def link_names(self) -> tuple[str, ...]:
+        """Return every link of the model (root, moving and fixed-attached links)."""
+        return tuple(self._tree.links)
+
+    @property
+    def root_link(self) -> str:
+        """Return the fixed base link."""
+        return self._tree.root_link
+
+    @property
+    def tip_link(self) -> str | None:
+        """Return the chain tip given at load time, if any."""
+        return self._tree.tip_link
+
+    @property
+    def gravity(self) -> FloatArray:
+        """Return the gravity acceleration in the root frame [m/s^2], shape (3,)."""
+        return self._gravity.copy()
+
+    def _joint_array(self, attr: str) -> FloatArray:
+        return np.array([getattr(j, attr) for j in self._tree.joints], dtype=np.float64)
+
+    @property
+    def position_lower(self) -> FloatArray:
+        """Return lower position limits [rad or m], (n,); -inf when unlimited."""
+        return self._joint_array('lower')
+
+    @property
+    def position_upper(self) -> FloatArray:
+        """Return upper position limits [rad or m], (n,); +inf when unlimited."""
+        return self._joint_array('upper')
+
+    @property
+    def velocity_limits(self) -> FloatArray:
+        """Return velocity limits [rad/s or m/s], (n,); +inf when the URDF has none."""
+        return self._joint_array('velocity')
+
+    @property
+    def effort_limits(self) -> FloatArray:
+        """Return effort limits [N m or N], (n,); +inf when the URDF has none."""
+        return self._joint_array('effort')
+
+    @property
+    def damping(self) -> FloatArray:
+        """Return viscous friction coefficients [N m s/rad], (n,)."""
+        return self._damping.copy()
+
+    @property
+    def coulomb_friction(self) -> FloatArray:
+        """Return Coulomb friction levels [N m], (n,)."""
+        return self._coulomb.copy()
+
+    @property
+    def armature(self) -> FloatArray:
+        """Return reflected rotor inertias [kg m^2], (n,)."""
+        return self._armature.copy()
+
+    @property
+    def friction_velocity(self) -> float:
+        """Return the width of the smooth Coulomb sign [rad/s]."""
+        return self._friction_velocity
+
+    @property
+    def total_mass(self) -> float:
+        """Return the mass of all moving bodies including payloads [kg]."""
+        return float(np.sum(self._arrays.mass))
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Return what the loader found suspicious but usable."""
+        return self._tree.warnings
+
+    def joint_index(self, name: str) -> int:
+        """
+        Return the model-order index of a joint.
+
+        :raises InputError: The joint is not an actuated joint of the model.
+        """
+        try:
+            return self._index[name]
+        except (KeyError, TypeError):
+            raise InputError('unknown joint %r; the model has %s' % (
+                name, list(self._joint_names))) from None
+
+    def to_model_order(self, names: Sequence[str], values: ArrayLike, *,
+                       what: str = 'positions', allow_extra: bool = False) -> FloatArray:
+        """
+        Reorder name-keyed values into model order (what ROS messages carry).
+
+        :param names: Joint names of ``values``; empty means already in model order.
+        :param values: One value per name, or n values when ``names`` is empty.
+        :param what: Label for error messages.
+        :param allow_extra: Ignore names that are not model joints (joint_states).
+        :return: Values in model order, shape (n,), finite.
+        :raises InputError: Length mismatch, unknown/duplicate/missing joint, NaN/inf.
+        """
+        names = list(names)
+        try:
+            vals = np.array(values, dtype=np.float64).reshape(-1)
+        except (TypeError, ValueError):
+            raise InputError('%s must be numbers' % what) from None
+        if not names:
+            if vals.shape[0] != self._n:
+                raise InputError('%s has %d values but the model has %d joints %s' % (
+                    what, vals.shape[0], self._n, list(self._joint_names)))
+            out = vals
+        else:
+            if len(names) != vals.shape[0]:
+                raise InputError('%s has %d values for %d joint names' % (
+                    what, vals.shape[0], len(names)))
+            out = np.full(self._n, np.nan)
+            seen = set()
+            for name, value in zip(names, vals):
+                if name in seen:
+                    raise InputError('joint %r appears twice in %s' % (name, what))
+                seen.add(name)
+                index = self._index.get(name)
+                if index is None:
+                    if allow_extra:
+                        continue
+                    raise InputError('unknown joint %r in %s; the model has %s' % (
+                        name, what, list(self._joint_names)))
+                out[index] = value
+            missing = [n for n in self._joint_names if n not in seen]
+            if missing:
+                raise InputError('%s lack joints %s' % (what, missing))
+        bad = ~np.isfinite(out)
+        if np.any(bad):
+            raise InputError('%s of joint %r is %r' % (
+                what, self._joint_names[int(np.argmax(bad))], out[np.argmax(bad)]))
+        return out
+
+    # ------------------------------------------------------------------ payloads
+    @property
+    def payloads(self) -> dict[str, tuple[float, FloatArray, FloatArray]]:
+        """Return attached payloads: link -> (mass [kg], com (3,), inertia (3, 3))."""
+        return dict(self._payloads)
+
+    def set_payload(self, link: str, mass: float, com: ArrayLike = (0.0, 0.0, 0.0),
+                    inertia: ArrayLike = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)) -> None:
+        """
+        Attach or replace a rigid payload on a link; ``mass == 0`` removes it.
+
+        :param link: Any link of the model that moves (not one fixed to the root).
+        :param mass: Payload mass [kg], >= 0.
+        :param com: Payload centre of mass in the link frame [m], shape (3,).
+        :param inertia: ``ixx ixy ixz iyy iyz izz`` about the payload's centre of mass,
+            link-frame axes [kg m^2], or a (3, 3) matrix.
+        :raises InputError: Unknown or fixed link, negative mass, unphysical inertia.
+        """
+        frame = self._link_frame(link)
+        if frame.body < 0:
+            raise InputError('link %r is fixed to the root %r: a payload there moves with no '
+                             'joint' % (link, self._tree.root_link))
+        try:
+            mass = float(mass)
+        except (TypeError, ValueError):
+            raise InputError('payload mass must be a number, got %r' % (mass,)) from None
+        if not math.isfinite(mass) or mass < 0.0:
+            raise InputError('payload mass must be finite and >= 0, got %r' % mass)
+        com_v = _vector(com, 3, 'payload centre of mass')
+        values = np.array(inertia, dtype=np.float64)
+        if values.shape == (3, 3):
+            i_c = values
+        else:
+            i_c = inertia_from_urdf(*_vector(values, 6, 'payload inertia'))
+        problem = inertia_problem(i_c)
+        if problem is not None:
+            raise InputError('payload on link %r: %s' % (link, problem))
+        with self._lock:
+            if mass == 0.0:
+                self._payloads.pop(link, None)
+            else:
+                self._payloads[link] = (mass, com_v, i_c)
+            self._arrays = self._build_arrays()
+
+    def remove_payload(self, link: str) -> None:
+        """Remove the payload of a link (no error when it has none, if the link exists)."""
+        self._link_frame(link)
+        with self._lock:
+            self._payloads.pop(link, None)
+            self._arrays = self._build_arrays()
+
+    def _build_arrays(self) -> _Arrays:
+        tree = self._tree
+        mass = tree.inertia.mass.copy()
+        com = tree.inertia.com.copy()
+        inertia = tree.inertia.inertia.copy()
+        for link, (m, c, i_c) in self._payloads.items():
+            frame = tree.links[link]
+            rot = frame.T_body_link[:3, :3]
+            b = frame.body
+            parts = [(mass[b], com[b], inertia[b]),
+                     (m, rot @ c + frame.T_body_link[:3, 3], rot @ i_c @ rot.T)]
+            mass[b], com[b], inertia[b] = combine_inertias(parts)
+        return _Arrays(tree.parent, tree.kind, tree.axis, tree.R_tree, tree.p_tree,
+                       mass, com, inertia)
+
+    # ------------------------------------------------------------------ input helpers
+    def _link_frame(self, link: str):
+        try:
+            return self._tree.links[link]
+        except (KeyError, TypeError):
+            raise InputError('unknown link %r; the model has %s' % (
+                link, list(self._tree.links))) from None
+
+    def _states(self, names: tuple[str, ...], *values: ArrayLike) -> tuple[list, bool]:
+        """Return the state arguments as (N, n) float arrays and whether they were (n,)."""
+        n = self._n
+        out = []
+        single = None
+        for name, value in zip(names, values):
+            try:
+                a = np.ascontiguousarray(value, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise InputError('%s must be an array of numbers' % name) from None
+            if a.ndim == 1 and a.shape[0] == n:
+                is_single = True
+                a = a.reshape(1, n)
+            elif a.ndim == 2 and a.shape[1] == n:
+                is_single = False
+            else:
+                raise InputError('%s must have shape (%d,) or (N, %d) for joints %s, got %s'
+                                 % (name, n, n, list(self._joint_names), a.shape))
+            if single is None:
+                single = is_single
+            elif single != is_single or a.shape[0] != out[0].shape[0]:
+                raise InputError('%s has shape %s but %s has shape %s' % (
+                    name, a.shape if not is_single else (n,), names[0],
+                    out[0].shape if not single else (n,)))
+            out.append(a)
+        return out, bool(single)
+
+    def _raise_nonfinite(self, code: int, names: tuple[str, ...], arrays: list) -> None:
+        if code < 0:
+            raise InputError('mass matrix is not positive definite in state %d: a joint moves '
+                             'no mass (see model.warnings)' % (-1 - code))
+        k, a = divmod(code - 1, len(names))
+        bad = int(np.argmax(~np.isfinite(arrays[a][k])))
+        where = '' if arrays[a].shape[0] == 1 else ' in state %d' % k
+        raise InputError('%s of joint %r is %r%s' % (
+            names[a], self._joint_names[bad], float(arrays[a][k, bad]), where))
+
+    def _body_wrenches(self, external_wrenches: Wrenches, batch: int) -> FloatArray:
+        """Convert link wrenches to body-frame wrenches about body origins, (1|N, n, 6)."""
+        if not external_wrenches:
+            return self._no_wrench
+        try:
+            items = list(external_wrenches.items())
+        except AttributeError:
+            raise InputError('external_wrenches must map link names to 6-vectors') from None
+        out = None
+        for link, wrench in items:
+            frame = self._link_frame(link)
+            try:
+                w = np.array(wrench, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise InputError('wrench on link %r must be 6 numbers' % link) from None
+            if w.shape == (6,):
+                w = w.reshape(1, 6)
+            elif not (w.ndim == 2 and w.shape[1] == 6 and w.shape[0] == batch):
+                raise InputError('wrench on link %r must have shape (6,) or (%d, 6), got %s'
+                                 % (link, batch, w.shape))
+            if not np.all(np.isfinite(w)):
+                raise InputError('wrench on link %r has NaN or inf' % link)
+            if frame.body < 0:
+                continue  # carried by the fixed base: no joint torque
+            if out is None or (out.shape[0] == 1 and w.shape[0] > 1):
+                grown = np.zeros((w.shape[0], self._n, 6))
+                if out is not None:
+                    grown[:] = out
+                out = grown
+            rot = frame.T_body_link[:3, :3]
+            f_b = w[:, :3] @ rot.T
+            n_b = w[:, 3:] @ rot.T + np.cross(frame.T_body_link[:3, 3], f_b)
+            out[:, frame.body, :3] += f_b
+            out[:, frame.body, 3:] += n_b
+        return self._no_wrench if out is None else out
+
+    # ------------------------------------------------------------------ dynamics
+    def inverse_dynamics(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *,
+                         external_wrenches: Wrenches = None, include_friction: bool = False,
+                         include_armature: bool = False) -> FloatArray:
+        """
+        Return the joint torques that produce ``qdd`` (recursive Newton-Euler).
+
+        ``tau = M(q) qdd + C(q, qd) qd + g(q) - sum_links J_link^T w_link`` (Craig eq.
+        6.45-6.53), plus ``friction_torques(qd)`` and ``armature * qdd`` when asked.
+        Equals Pinocchio's ``rnea``.  Cost O(n).
+
+        :param q: Joint positions [rad or m], shape (n,) or (N, n).
+        :param qd: Joint velocities [rad/s or m/s], same shape.
+        :param qdd: Joint accelerations [rad/s^2 or m/s^2], same shape.
+        :param external_wrenches: Link name -> ``[fx, fy, fz, tx, ty, tz]`` [N, N m] that the
+            environment applies to the link, link frame, about the link origin; (6,) or
+            (N, 6) per link.
+        :param include_friction: Add viscous + Coulomb friction (Craig sec. 6.11).
+        :param include_armature: Add rotor inertia ``armature * qdd``.
+        :return: Joint torques [N m or N], shape of ``q``.
+        :raises InputError: Wrong shape, NaN/inf, unknown link.
+        """
+        (q2, qd2, qdd2), single = self._states(_STATE_ARGS[3], q, qd, qdd)
+        a = self._arrays
+        fext = self._body_wrenches(external_wrenches, q2.shape[0])
+        out = np.empty(q2.shape)
+        code = _rnea_kernel(a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass, a.com,
+                            a.inertia, self._base_acc, q2, qd2, qdd2, fext, out)
+        if code:
+            self._raise_nonfinite(code, _STATE_ARGS[3], [q2, qd2, qdd2])
+        if include_friction:
+            out += _friction(qd2, self._damping, self._coulomb, self._friction_velocity)
+        if include_armature:
+            out += self._armature * qdd2
+        return out[0] if single else out
+
+    def _bias(self, q2: FloatArray, qd2: FloatArray, base_acc: FloatArray) -> FloatArray:
+        out = np.empty(q2.shape)
+        a = self._arrays
+        code = _rnea_kernel(a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass, a.com,
+                            a.inertia, base_acc, q2, qd2, np.zeros(q2.shape),
+                            self._no_wrench, out)
+        if code:
+            self._raise_nonfinite(code, _STATE_ARGS[3], [q2, qd2, np.zeros(q2.shape)])
+        return out
+
+    def gravity_torques(self, q: ArrayLike) -> FloatArray:
+        """
+        Return the gravity torques ``g(q)`` = ``inverse_dynamics(q, 0, 0)`` (Craig G(q)).
+
+        :param q: Joint positions [rad or m], shape (n,) or (N, n).
+        :return: Torques that hold the arm still [N m or N], shape of ``q``.
+        """
+        (q2,), single = self._states(('q',), q)
+        out = self._bias(q2, np.zeros(q2.shape), self._base_acc)
+        return out[0] if single else out
+
+    def coriolis_torques(self, q: ArrayLike, qd: ArrayLike) -> FloatArray:
+        """
+        Return ``C(q, qd) qd``: Coriolis and centrifugal torques (Craig V(q, qd), eq. 6.59).
+
+        Computed as one Newton-Euler pass with zero gravity and zero acceleration.
+
+        :param q: Joint positions, shape (n,) or (N, n).
+        :param qd: Joint velocities, same shape.
+        :return: Torques [N m or N], shape of ``q``.
+        """
+        (q2, qd2), single = self._states(_STATE_ARGS[2], q, qd)
+        out = self._bias(q2, qd2, np.zeros(3))
+        return out[0] if single else out
+
+    def nonlinear_effects(self, q: ArrayLike, qd: ArrayLike) -> FloatArray:
+        """
+        Return ``C(q, qd) qd + g(q)`` = ``inverse_dynamics(q, qd, 0)`` (Pinocchio's nle).
+
+        :param q: Joint positions, shape (n,) or (N, n).
+        :param qd: Joint velocities, same shape.
+        :return: Torques [N m or N], shape of ``q``.
+        """
+        (q2, qd2), single = self._states(_STATE_ARGS[2], q, qd)
+        out = self._bias(q2, qd2, self._base_acc)
+        return out[0] if single else out
+
+    def mass_matrix(self, q: ArrayLike, *, include_armature: bool = False) -> FloatArray:
+        """
+        Return the joint-space mass matrix M(q) (composite-rigid-body algorithm).
+
+        Symmetric positive definite when every joint moves some inertia; equals
+        Pinocchio's ``crba`` (both triangles filled).  Cost O(n d).
+
+        :param q: Joint positions [rad or m], shape (n,) or (N, n).
+        :param include_armature: Add the rotor inertias to the diagonal.
+        :return: M [kg m^2, kg m, kg], shape (n, n) or (N, n, n).
+        """
+        (q2,), single = self._states(('q',), q)
+        a = self._arrays
+        out = np.empty((q2.shape[0], self._n, self._n))
+        code = _crba_kernel(a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass, a.com,
+                            a.inertia, self._armature if include_armature else self._zero_n,
+                            q2, out)
+        if code:
+            self._raise_nonfinite(code, ('q',), [q2])
+        return out[0] if single else out
+
+    def coriolis_matrix(self, q: ArrayLike, qd: ArrayLike) -> FloatArray:
+        """
+        Return the Christoffel-consistent Coriolis matrix C(q, qd).
+
+        ``C qd`` equals :meth:`coriolis_torques`, and ``dM/dt - 2 C`` is skew-symmetric
+        (see :mod:`manip_dynamics.algorithms.coriolis`).
+
+        :param q: Joint positions, shape (n,) or (N, n).
+        :param qd: Joint velocities, same shape.
+        :return: C [kg m^2/s ...], shape (n, n) or (N, n, n).
+        """
+        (q2, qd2), single = self._states(_STATE_ARGS[2], q, qd)
+        a = self._arrays
+        out = np.empty((q2.shape[0], self._n, self._n))
+        code = _coriolis_kernel(a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass, a.com,
+                                a.inertia, q2, qd2, out)
+        if code:
+            self._raise_nonfinite(code, _STATE_ARGS[2], [q2, qd2])
+        return out[0] if single else out
+
+    def friction_torques(self, qd: ArrayLike) -> FloatArray:
+        """
+        Return viscous + Coulomb friction torques (Craig sec. 6.11) with a smooth sign.
+
+        :param qd: Joint velocities, shape (n,) or (N, n).
+        :return: ``b qd + f_c tanh(qd / friction_velocity)`` [N m or N], shape of ``qd``.
+        """
+        (qd2,), single = self._states(('qd',), qd)
+        if not np.all(np.isfinite(qd2)):
+            self._raise_nonfinite(1 + int(np.argmax(~np.all(np.isfinite(qd2), axis=1))),
+                                  ('qd',), [qd2])
+        out = _friction(qd2, self._damping, self._coulomb, self._friction_velocity)
+        return out[0] if single else out
+
+    def forward_dynamics(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, *,
+                         external_wrenches: Wrenches = None, include_friction: bool = False,
+                         include_armature: bool = False) -> FloatArray:
+        """
+        Return the joint accelerations caused by ``tau`` (Craig sec. 6.12).
+
+        ``qdd = M^-1 (tau - C qd - g + sum J^T w - friction)`` with the optional terms as in
+        :meth:`inverse_dynamics`, so that ``forward_dynamics(q, qd, inverse_dynamics(q, qd,
+        qdd)) == qdd``.  Equals Pinocchio's ``aba``.
+
+        :param q: Joint positions, shape (n,) or (N, n).
+        :param qd: Joint velocities, same shape.
+        :param tau: Applied joint torques [N m or N], same shape.
+        :param external_wrenches: As in :meth:`inverse_dynamics`.
+        :param include_friction: Subtract viscous + Coulomb friction from ``tau``.
+        :param include_armature: Add rotor inertias to M's diagonal.
+        :return: Joint accelerations, shape of ``q``.
+        :raises InputError: Wrong shape, NaN/inf, or a mass matrix that is not positive
+            definite (a joint that moves no mass).
+        """
+        (q2, qd2, tau2), single = self._states(('q', 'qd', 'tau'), q, qd, tau)
+        a = self._arrays
+        fext = self._body_wrenches(external_wrenches, q2.shape[0])
+        if include_friction:
+            if not np.all(np.isfinite(qd2)):
+                self._raise_nonfinite(2, ('q', 'qd', 'tau'), [q2, qd2, tau2])
+            tau2 = tau2 - _friction(qd2, self._damping, self._coulomb, self._friction_velocity)
+        out = np.empty(q2.shape)
+        code = _fd_kernel(a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass, a.com,
+                          a.inertia, self._armature if include_armature else self._zero_n,
+                          self._base_acc, q2, qd2, tau2, fext, out)
+        if code:
+            self._raise_nonfinite(code, ('q', 'qd', 'tau'), [q2, qd2, tau2])
+        return out[0] if single else out
+
+    # ------------------------------------------------------------------ energy
+    def kinetic_energy(self, q: ArrayLike, qd: ArrayLike, *,
+                       include_armature: bool = False) -> float | FloatArray:
+        """
+        Return the kinetic energy ``1/2 qd^T M(q) qd`` [J] (Craig eq. 6.69).
+
+        :param q: Joint positions, shape (n,) or (N, n).
+        :param qd: Joint velocities, same shape.
+        :return: A float, or shape (N,) for a batch.
+        """
+        (q2, qd2), single = self._states(_STATE_ARGS[2], q, qd)
+        if not np.all(np.isfinite(qd2)):
+            self._raise_nonfinite(2 + 2 * int(np.argmax(~np.all(np.isfinite(qd2), axis=1))),
+                                  _STATE_ARGS[2], [q2, qd2])
+        m = self.mass_matrix(q2, include_armature=include_armature)
+        out = 0.5 * np.einsum('ki,kij,kj->k', qd2, m, qd2)
+        return float(out[0]) if single else out
+
+    def potential_energy(self, q: ArrayLike) -> float | FloatArray:
+        """
+        Return the gravitational potential energy ``-sum m_i g^T c_i`` [J] (Craig eq. 6.73).
+
+        Zero when every centre of mass is at the root origin's height.
+
+        :param q: Joint positions, shape (n,) or (N, n).
+        :return: A float, or shape (N,) for a batch.
+        """
+        (q2,), single = self._states(('q',), q)
+        a = self._arrays
+        out = np.empty(q2.shape[0])
+        code = _potential_kernel(a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass, a.com,
+                                 self._gravity, q2, out)
+        if code:
+            self._raise_nonfinite(code, ('q',), [q2])
+        return float(out[0]) if single else out
+
+    # ------------------------------------------------------------------ kinematics
+    def _single_q(self, q: ArrayLike) -> FloatArray:
+        (q2,), single = self._states(('q',), q)
+        if not single:
+            raise InputError('q must be one state of shape (%d,)' % self._n)
+        if not np.all(np.isfinite(q2)):
+            self._raise_nonfinite(1, ('q',), [q2])
+        return q2[0]
+
+    def _frame_flag(self, frame: str) -> bool:
+        if frame not in _FRAMES:
+            raise InputError("frame must be 'world' or 'link', got %r" % (frame,))
+        return frame == 'link'
+
+    def link_transform(self, q: ArrayLike, link: str) -> FloatArray:
+        """
+        Return the pose of a link: homogeneous transform root <- link, shape (4, 4).
+
+        :param q: Joint positions, shape (n,).
+        :param link: Any link of the model.
+        """
+        frame = self._link_frame(link)
+        q1 = self._single_q(q)
+        a = self._arrays
+        out = np.empty((4, 4))
+        link_pose(a.parent, a.kind, a.axis, a.R_tree, a.p_tree, q1, frame.body,
+                  frame.T_body_link, out)
+        return out
+
+    def jacobian(self, q: ArrayLike, link: str, *, frame: str = 'world') -> FloatArray:
+        """
+        Return the geometric Jacobian of a link, shape (6, n), rows ``[v; w]``.
+
+        ``[v; w] = J qd`` is the velocity of the link origin and the link's angular
+        velocity, in root axes (``frame='world'``) or link axes (``frame='link'``).
+        The torques that balance a wrench ``w`` on the link are ``J^T w``.
+
+        :param q: Joint positions, shape (n,).
+        :param link: Any link of the model.
+        :param frame: 'world' or 'link'.
+        """
+        local = self._frame_flag(frame)
+        frm = self._link_frame(link)
+        q1 = self._single_q(q)
+        a = self._arrays
+        out = np.empty((6, self._n))
+        link_jacobian(a.parent, a.kind, a.axis, a.R_tree, a.p_tree, q1, frm.body,
+                      frm.T_body_link, local, out)
+        return out
+
+    def jacobian_dot_qd(self, q: ArrayLike, qd: ArrayLike, link: str, *,
+                        frame: str = 'world') -> FloatArray:
+        """
+        Return ``dJ/dt qd``: the link origin's acceleration ``[a; wdot]`` when qdd = 0.
+
+        :param q: Joint positions, shape (n,).
+        :param qd: Joint velocities, shape (n,).
+        :param link: Any link of the model.
+        :param frame: Axes of the result, 'world' or 'link'.
+        :return: Shape (6,) [m/s^2, rad/s^2].
+        """
+        local = self._frame_flag(frame)
+        frm = self._link_frame(link)
+        (q2, qd2), single = self._states(_STATE_ARGS[2], q, qd)
+        if not single:
+            raise InputError('jacobian_dot_qd takes one state of shape (%d,)' % self._n)
+        for k, arr in enumerate((q2, qd2)):
+            if not np.all(np.isfinite(arr)):
+                self._raise_nonfinite(1 + k, _STATE_ARGS[2], [q2, qd2])
+        a = self._arrays
+        out = np.empty(6)
+        link_bias_acceleration(a.parent, a.kind, a.axis, a.R_tree, a.p_tree, q2[0], qd2[0],
+                               frm.body, frm.T_body_link, local, out)
+        return out
+
+    def cartesian_dynamics(self, q: ArrayLike, qd: ArrayLike, link: str, *,
+                           frame: str = 'world',
+                           directions: Iterable[str | int] | None = None,
+                           singular_threshold: float = 1e-3,
+                           damping: float = 1e-2) -> CartesianDynamics:
+        """
+        Return the Cartesian-space dynamics of a link (Craig sec. 6.10, eq. 6.91, 6.99).
+
+        ``F = Lambda xdd + mu + p`` for the selected task directions of the link origin.
+        See :mod:`manip_dynamics.algorithms.cartesian` for the formulas and the damped
+        inverse used near singularities.
+
+        :param q: Joint positions, shape (n,).
+        :param qd: Joint velocities, shape (n,).
+        :param link: Any link of the model.
+        :param frame: 'world' (root axes) or 'link' (link axes).
+        :param directions: Task rows by name (``x y z rx ry rz``) or index 0-5; default all.
+        :param singular_threshold: Smallest singular value of J considered regular.
+        :param damping: Damping factor used near singularities.
+        :return: A :class:`CartesianDynamics`.
+        :raises InputError: Unknown link, frame or direction; bad state.
+        """
+        if directions is None:
+            rows = list(range(6))
+        else:
+            rows = []
+            for d in directions:
+                if isinstance(d, str) and d in DIRECTION_NAMES:
+                    idx = DIRECTION_NAMES.index(d)
+                elif isinstance(d, (int, np.integer)) and not isinstance(d, bool) \
+                        and 0 <= d < 6:
+                    idx = int(d)
+                else:
+                    raise InputError('unknown task direction %r; use %s or 0-5' % (
+                        d, list(DIRECTION_NAMES)))
+                if idx in rows:
+                    raise InputError('task direction %r given twice' % (d,))
+                rows.append(idx)
+            if not rows:
+                raise InputError('directions must name at least one task direction')
+        jac = self.jacobian(q, link, frame=frame)[rows]
+        bias = self.jacobian_dot_qd(q, qd, link, frame=frame)[rows]
+        q1 = np.asarray(q, dtype=np.float64)
+        qd1 = np.asarray(qd, dtype=np.float64)
+        mass = self.mass_matrix(q1)
+        cqd = self.coriolis_torques(q1, qd1)
+        grav = self.gravity_torques(q1)
+        try:
+            lam, mu, p, near, smin = operational_space_terms(
+                jac, mass, cqd, grav, bias, singular_threshold, damping)
+        except np.linalg.LinAlgError:
+            raise InputError('mass matrix is singular at this state: a joint moves no mass'
+                             ) from None
+        return CartesianDynamics(
+            link=link, frame=frame, directions=tuple(DIRECTION_NAMES[r] for r in rows),
+            jacobian=jac, mass_matrix=lam, velocity_term=mu, gravity_term=p,
+            near_singular=bool(near), min_singular_value=smin)
