@@ -16,7 +16,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 packages=("${MD_ROOT}/manip_dynamics_interfaces" "${MD_ROOT}/manip_dynamics")
 
 # Hash of everything that affects the build: file names and contents of both packages
-# (without caches), the venv's requirement stamp and the colcon arguments.
+# (without caches), the venv (path and requirement stamp), the distro and the colcon arguments.
 sources_hash() {
   (
     cd "${MD_ROOT}"
@@ -26,7 +26,7 @@ sources_hash() {
         printf '%s %s\n' "$(sha1sum < "$f" | cut -d' ' -f1)" "$f"
       done
     cat "${MD_VENV}/.manip_dynamics_requirements.sha256" 2>/dev/null || true
-    echo "$*"
+    echo "${MD_VENV} ${MD_DISTRO} $*"
   ) | sha256sum | cut -d' ' -f1
 }
 
