@@ -15,16 +15,20 @@ source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
 packages=("${MD_ROOT}/manip_dynamics_interfaces" "${MD_ROOT}/manip_dynamics")
 
-# Hash of everything that affects the build: file names and contents of both packages
-# (without caches), the venv (path and requirement stamp), the distro and the colcon arguments.
+# Hash of what makes a rebuild necessary: the content of every file of the interfaces package;
+# for the Python package (built with --symlink-install, so edited sources are live) the list of
+# its files (a new launch/config/urdf file needs a new symlink) and the content of its
+# metadata; the venv (path and requirement stamp), the distro and the colcon arguments.
 sources_hash() {
   (
     cd "${MD_ROOT}"
-    find manip_dynamics_interfaces manip_dynamics \
-      \( -name __pycache__ -o -name '*.egg-info' -o -name .pytest_cache -o -name .hypothesis \) \
-      -prune -o -type f -print | LC_ALL=C sort | while IFS= read -r f; do
-        printf '%s %s\n' "$(sha1sum < "$f" | cut -d' ' -f1)" "$f"
-      done
+    prune=(\( -name __pycache__ -o -name '*.egg-info' -o -name .pytest_cache -o -name .hypothesis \)
+           -prune -o -type f -print)
+    find manip_dynamics_interfaces "${prune[@]}" | LC_ALL=C sort | while IFS= read -r f; do
+      printf '%s %s\n' "$(sha1sum < "$f" | cut -d' ' -f1)" "$f"
+    done
+    find manip_dynamics "${prune[@]}" | LC_ALL=C sort
+    cat manip_dynamics/setup.py manip_dynamics/setup.cfg manip_dynamics/package.xml
     cat "${MD_VENV}/.manip_dynamics_requirements.sha256" 2>/dev/null || true
     echo "${MD_VENV} ${MD_DISTRO} $*"
   ) | sha256sum | cut -d' ' -f1
