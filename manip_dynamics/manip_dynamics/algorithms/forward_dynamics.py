@@ -19,7 +19,8 @@ Solves Craig eq. 6.59 for the accelerations, ``qdd = M(q)^-1 (tau - V(q, qd) - G
 with ``qdd = 0``, ``M`` comes from the composite-rigid-body algorithm and the system is
 solved by a Cholesky factorisation, which also proves M positive definite.  Cost
 O(n d + n^3 / 6); for the arm sizes this suite targets (n <= 50) it is faster here than
-the articulated-body algorithm in the same kernel style (see docs/BENCHMARKS.md).
+the articulated-body algorithm of :mod:`.aba` in the same kernel style (measured by
+benchmarks/forward_dynamics_methods.py, table in docs/BENCHMARKS.md).
 """
 
 import math

@@ -1,0 +1,92 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Measure the two forward-dynamics kernels side by side: ABA against CRBA + Cholesky.
+
+Run: ``python benchmarks/forward_dynamics_methods.py`` (after ``source scripts/env.sh``).
+Prints a Markdown table of the median time per state for random chains and trees of
+2 to 50 joints and for the bundled robots; the faster method is the facade's default.
+"""
+
+import os
+import platform
+import sys
+import timeit
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                                'manip_dynamics'))
+
+from manip_dynamics import RobotModel  # noqa: E402
+from manip_dynamics.algorithms.aba import aba  # noqa: E402
+from manip_dynamics.algorithms.forward_dynamics import forward_dynamics  # noqa: E402
+from manip_dynamics.bundled import urdf_path  # noqa: E402
+
+
+def chain_urdf(n: int, rng: np.random.Generator) -> str:
+    """Return a URDF string of a serial chain of ``n`` revolute joints, random geometry."""
+    links = ['<link name="l0"/>']
+    joints = []
+    for i in range(1, n + 1):
+        axis = rng.normal(size=3)
+        xyz = rng.uniform(-0.3, 0.3, 3)
+        links.append(
+            '<link name="l%d"><inertial><origin xyz="0.05 0.02 0.1"/><mass value="1.5"/>'
+            '<inertia ixx="0.02" ixy="0" ixz="0" iyy="0.03" iyz="0" izz="0.025"/>'
+            '</inertial></link>' % i)
+        joints.append(
+            '<joint name="j%d" type="revolute"><parent link="l%d"/><child link="l%d"/>'
+            '<origin xyz="%f %f %f"/><axis xyz="%f %f %f"/>'
+            '<limit effort="10" velocity="1" lower="-3" upper="3"/></joint>'
+            % (i, i - 1, i, *xyz, *axis))
+    return '<robot name="chain">%s%s</robot>' % (''.join(links), ''.join(joints))
+
+
+def time_kernel(kernel, model: RobotModel, rng: np.random.Generator) -> float:
+    """Return the median time of one single-state kernel call [us]."""
+    n = model.dof
+    a = model._arrays
+    q, qd, tau = (rng.uniform(-1.0, 1.0, (1, n)) for _ in range(3))
+    out = np.empty((1, n))
+    args = (a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass, a.com, a.inertia,
+            model.armature, -model.gravity, q, qd, tau, np.zeros((1, n, 6)), out)
+    kernel(*args)
+    runs = timeit.repeat(lambda: kernel(*args), number=2000, repeat=7)
+    return float(np.median(runs)) / 2000 * 1e6
+
+
+def main() -> None:
+    """Print the comparison table."""
+    rng = np.random.default_rng(0)
+    cases = [('chain %d' % n, RobotModel.from_urdf_string(chain_urdf(n, rng)))
+             for n in (2, 7, 10, 20, 30, 50)]
+    cases += [(name, RobotModel.from_urdf_file(urdf_path(name)))
+              for name in ('cobot7', 'gripper_arm')]
+    print('Machine: %s, %d cores, Python %s, numpy %s' % (
+        platform.processor() or platform.machine(), os.cpu_count(),
+        platform.python_version(), np.__version__))
+    print()
+    print('| model | DoF | ABA [us] | CRBA + Cholesky [us] | ABA / Cholesky |')
+    print('| --- | ---: | ---: | ---: | ---: |')
+    for name, model in cases:
+        t_aba = time_kernel(aba, model, rng)
+        t_chol = time_kernel(forward_dynamics, model, rng)
+        print('| %s | %d | %.2f | %.2f | %.2f |' % (name, model.dof, t_aba, t_chol,
+                                                  t_aba / t_chol))
+
+
+if __name__ == '__main__':
+    main()
