@@ -1,0 +1,26 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Dynamic simulation of a manipulator (Craig sec. 6.12); no ROS imports.
+
+``Simulator`` steps one arm at a fixed rate (the simulator node calls it at 1 kHz);
+``simulate`` runs a whole trajectory with an optional controller and records it.
+"""
+
+from manip_dynamics.simulation.joint_limits import CONTACT_PERIOD, LIMIT_MODES
+from manip_dynamics.simulation.simulator import (
+    FIXED_STEP_INTEGRATORS, INTEGRATORS, simulate, SimulationResult, Simulator)
+
+__all__ = ['CONTACT_PERIOD', 'FIXED_STEP_INTEGRATORS', 'INTEGRATORS', 'LIMIT_MODES',
+           'SimulationResult', 'simulate', 'Simulator']

@@ -1,0 +1,474 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Dynamic simulation of a manipulator (Craig sec. 6.12): :class:`Simulator`, :func:`simulate`.
+
+Integrates ``qdd = M^-1 (tau - V - G - F + tau_lim)`` (Craig eq. 6.115) forward from an
+initial state (Craig eq. 6.116).  Friction ``F`` is the model's viscous + Coulomb friction
+(Craig sec. 6.11, :meth:`RobotModel.friction_torques`); ``tau_lim`` the joint-limit contact
+of :mod:`.joint_limits`.  The energy reported is the rigid-body energy
+``kinetic + potential`` (Craig eq. 6.69-6.74); it leaves out the energy stored in a limit
+spring.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+import math
+import threading
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from manip_dynamics.errors import InputError
+from manip_dynamics.simulation import integrators as _k
+from manip_dynamics.simulation.joint_limits import (
+    contact_omega, limit_gains, LIMIT_MODES, MODE_CODES)
+
+FloatArray = NDArray[np.float64]
+Controller = Callable[[float, FloatArray, FloatArray], ArrayLike]
+
+#: Integrator names: two fixed-step ones (usable by :class:`Simulator`) and 'adaptive'.
+INTEGRATORS = ('semi_implicit_euler', 'rk4', 'adaptive')
+FIXED_STEP_INTEGRATORS = ('semi_implicit_euler', 'rk4')
+ADAPTIVE_METHODS = ('RK45', 'DOP853')
+_METHOD_CODES = {'semi_implicit_euler': _k.SEMI_IMPLICIT_EULER, 'rk4': _k.RK4}
+
+
+def _check_choice(value: str, choices: tuple[str, ...], what: str) -> str:
+    if value not in choices:
+        raise InputError('%s must be one of %s, got %r' % (what, list(choices), value))
+    return value
+
+
+def _positive(value: float, what: str) -> float:
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        raise InputError('%s must be a number, got %r' % (what, value)) from None
+    if not (math.isfinite(out) and out > 0.0):
+        raise InputError('%s must be finite and > 0, got %r' % (what, value))
+    return out
+
+
+def _count(value: int, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InputError('%s must be an integer >= 1, got %r' % (what, value))
+    return int(value)
+
+
+class Simulator:
+    """
+    Fixed-step simulator of one manipulator, stepped by the caller (e.g. a 1 kHz node).
+
+    The commanded torque is held over each step (zero-order hold), clamped to the URDF
+    effort limits when ``clamp_effort``.  Integrators ('semi_implicit_euler', 'rk4') and
+    the limit models are described in :mod:`manip_dynamics.simulation.integrators` and
+    :mod:`manip_dynamics.simulation.joint_limits`.  One :meth:`step` is one compiled-kernel
+    call; a payload set on the model takes effect at the next step.  Methods are
+    serialised by a lock, so a node may step on one thread and read the state on another.
+
+    Example::
+
+        sim = Simulator(model, q0, dt=1e-3)
+        sim.step(model.gravity_torques(sim.q))
+        sim.q, sim.qd, sim.t, sim.total_energy()
+    """
+
+    def __init__(self, model, q0: ArrayLike, qd0: ArrayLike | None = None, *,
+                 dt: float = 1e-3, integrator: str = 'semi_implicit_euler',
+                 include_friction: bool = True, include_armature: bool = False,
+                 limits: str = 'spring', clamp_effort: bool = True,
+                 limit_stiffness: ArrayLike | float | None = None,
+                 limit_damping: ArrayLike | float | None = None) -> None:
+        """
+        Set up a simulation at t = 0.
+
+        :param model: The :class:`~manip_dynamics.RobotModel` to simulate.
+        :param q0: Initial joint positions [rad or m], shape (n,).
+        :param qd0: Initial joint velocities [rad/s or m/s], shape (n,); default zeros.
+        :param dt: Fixed step [s].
+        :param integrator: 'semi_implicit_euler' or 'rk4' ('adaptive' is only available
+            through :func:`simulate`).
+        :param include_friction: Apply the model's viscous + Coulomb joint friction.
+        :param include_armature: Add the model's rotor inertias to M's diagonal.
+        :param limits: 'spring', 'hard' or 'none' (see :mod:`.joint_limits`).
+        :param clamp_effort: Clamp commanded torques to ``model.effort_limits``.
+        :param limit_stiffness: 'spring' stiffness [N m/rad or N/m], scalar or (n,);
+            default ``m_eff (2 pi / 5 ms)^2`` per joint.
+        :param limit_damping: 'spring' damping [N m s/rad or N s/m], scalar or (n,);
+            default critical, ``2 sqrt(k m_eff)``.
+        :raises InputError: Bad state, step, integrator or limit mode.
+        """
+        self._model = model
+        n = model.dof
+        self._n = n
+        self._dt = _positive(dt, 'dt')
+        if integrator == 'adaptive':
+            raise InputError("integrator 'adaptive' has no fixed step: use simulate(..., "
+                             "integrator='adaptive'), or 'semi_implicit_euler' or 'rk4' here")
+        self._integrator = _check_choice(integrator, FIXED_STEP_INTEGRATORS, 'integrator')
+        self._method = _METHOD_CODES[integrator]
+        self._limits = _check_choice(limits, LIMIT_MODES, 'limits')
+        self._include_friction = bool(include_friction)
+        self._include_armature = bool(include_armature)
+        self._clamp = bool(clamp_effort)
+        self._effort = np.ascontiguousarray(model.effort_limits, dtype=np.float64)
+        tree = model.tree
+        self._tree_args = (tree.parent, tree.kind, tree.axis, tree.R_tree, tree.p_tree)
+        self._armature = (np.ascontiguousarray(model.armature) if include_armature
+                          else np.zeros(n))
+        self._base_acc = -np.ascontiguousarray(model.gravity, dtype=np.float64)
+        self._joint_args = (np.ascontiguousarray(model.damping),
+                            np.ascontiguousarray(model.coulomb_friction),
+                            np.array([model.friction_velocity]),
+                            np.array([1 if include_friction else 0], dtype=np.int64))
+        self._limit_args = (
+            np.array([MODE_CODES[limits]], dtype=np.int64),
+            np.ascontiguousarray(model.position_lower, dtype=np.float64),
+            np.ascontiguousarray(model.position_upper, dtype=np.float64),
+            limit_gains(limit_stiffness, n, 'limit_stiffness'),
+            limit_gains(limit_damping, n, 'limit_damping'),
+            np.array([contact_omega(integrator, self._dt)]))
+        self._arrays_ref = None
+        self._inertial_args = None
+        self._ws = _k.workspace(n)
+        self._info = np.zeros(1, dtype=np.int64)
+        self._applied = np.zeros(n)
+        self._lock = threading.Lock()
+        self._q0 = self._state(q0, 'q0')
+        self._qd0 = np.zeros(n) if qd0 is None else self._state(qd0, 'qd0')
+        self._q = self._q0.copy()
+        self._qd = self._qd0.copy()
+        self._steps = 0
+
+    # ------------------------------------------------------------------ helpers
+    def _state(self, value: ArrayLike, what: str) -> FloatArray:
+        return self._model.to_model_order((), value, what=what).copy()
+
+    def _inertial(self) -> tuple:
+        """Return the kernel's inertial arguments, rebuilt when a payload changed."""
+        arrays = self._model._arrays  # swapped atomically by RobotModel.set_payload
+        if arrays is not self._arrays_ref:
+            self._inertial_args = (arrays.mass, arrays.com, arrays.inertia, self._armature,
+                                   self._base_acc)
+            self._arrays_ref = arrays
+        return self._inertial_args
+
+    def _applied_torque(self, tau: ArrayLike, out: FloatArray, what: str = 'tau') -> None:
+        """Validate a commanded torque and write it, clamped if asked, into ``out``."""
+        if not (type(tau) is np.ndarray and tau.dtype == np.float64
+                and tau.shape == (self._n,)):
+            try:
+                tau = np.ascontiguousarray(tau, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise InputError('%s must be %d numbers, got %r' % (what, self._n, tau)
+                                 ) from None
+            if tau.shape != (self._n,):
+                raise InputError('%s must have shape (%d,) for joints %s, got %s' % (
+                    what, self._n, list(self._model.joint_names), tau.shape))
+        if not _k.clamp_effort(tau, self._effort, self._clamp, out):
+            bad = int(np.argmax(~np.isfinite(tau)))
+            raise InputError('%s of joint %r is %r' % (
+                what, self._model.joint_names[bad], float(tau[bad])))
+
+    def _advance(self, tau: FloatArray, steps: int) -> None:
+        """Run ``steps`` kernel steps with the applied torque ``tau`` (lock held)."""
+        code = _k.advance(self._tree_args, self._inertial(), self._joint_args,
+                          self._limit_args, self._method, self._dt, steps, self._q, self._qd,
+                          tau, self._ws, self._info)
+        self._steps += int(self._info[0])
+        if code != _k.OK:
+            why = ('the mass matrix is not positive definite' if
+                   code == _k.NOT_POSITIVE_DEFINITE else 'the state became NaN/inf')
+            raise InputError(
+                'simulation failed at t = %.6g s: %s; the integration diverged (reduce dt '
+                '= %g s, use semi_implicit_euler, or check the torques); state kept at the '
+                'last good step' % (self._steps * self._dt, why, self._dt))
+
+    # ------------------------------------------------------------------ public API
+    def step(self, tau: ArrayLike, steps: int = 1) -> None:
+        """
+        Advance the simulation by ``steps * dt`` with a constant commanded torque.
+
+        :param tau: Commanded joint torques [N m or N], shape (n,), model order; clamped to
+            ``model.effort_limits`` when ``clamp_effort`` (see :attr:`applied_effort`).
+        :param steps: Number of fixed steps.
+        :raises InputError: Wrong length or NaN/inf in ``tau``, bad ``steps``, or a
+            diverged integration (the state stays at the last good step).
+        """
+        if steps != 1:
+            steps = _count(steps, 'steps')
+        with self._lock:
+            self._applied_torque(tau, self._applied)
+            self._advance(self._applied, steps)
+
+    @property
+    def model(self):
+        """Return the simulated :class:`~manip_dynamics.RobotModel`."""
+        return self._model
+
+    @property
+    def dt(self) -> float:
+        """Return the fixed step [s]."""
+        return self._dt
+
+    @property
+    def integrator(self) -> str:
+        """Return the integrator name."""
+        return self._integrator
+
+    @property
+    def limits(self) -> str:
+        """Return the joint-limit mode: 'spring', 'hard' or 'none'."""
+        return self._limits
+
+    @property
+    def t(self) -> float:
+        """Return the simulated time [s] (step count times dt, no round-off drift)."""
+        return self._steps * self._dt
+
+    @property
+    def q(self) -> FloatArray:
+        """Return a copy of the joint positions [rad or m], shape (n,)."""
+        with self._lock:
+            return self._q.copy()
+
+    @property
+    def qd(self) -> FloatArray:
+        """Return a copy of the joint velocities [rad/s or m/s], shape (n,)."""
+        with self._lock:
+            return self._qd.copy()
+
+    @property
+    def applied_effort(self) -> FloatArray:
+        """Return the torque applied in the last step [N m or N], (n,) (after clamping)."""
+        with self._lock:
+            return self._applied.copy()
+
+    def state(self) -> tuple[float, FloatArray, FloatArray]:
+        """Return ``(t, q, qd)`` read consistently under the lock."""
+        with self._lock:
+            return self._steps * self._dt, self._q.copy(), self._qd.copy()
+
+    def kinetic_energy(self) -> float:
+        """Return ``1/2 qd^T M(q) qd`` [J] (Craig eq. 6.69; with armature if enabled)."""
+        t, q, qd = self.state()
+        return float(self._model.kinetic_energy(q, qd,
+                                                include_armature=self._include_armature))
+
+    def potential_energy(self) -> float:
+        """Return the gravitational potential energy ``-sum m g^T c`` [J] (Craig eq. 6.73)."""
+        return float(self._model.potential_energy(self.q))
+
+    def total_energy(self) -> float:
+        """Return kinetic + potential energy [J] (limit-spring energy not included)."""
+        t, q, qd = self.state()
+        return float(self._model.kinetic_energy(q, qd, include_armature=self._include_armature)
+                     + self._model.potential_energy(q))
+
+    def reset(self, q0: ArrayLike | None = None, qd0: ArrayLike | None = None) -> None:
+        """
+        Go back to t = 0, at the initial state or the given one.
+
+        :param q0: New joint positions (n,); default: the constructor's ``q0``.
+        :param qd0: New joint velocities (n,); default: the constructor's ``qd0``.
+        :raises InputError: Bad state.
+        """
+        q = self._q0 if q0 is None else self._state(q0, 'q0')
+        qd = self._qd0 if qd0 is None else self._state(qd0, 'qd0')
+        with self._lock:
+            self._q[:] = q
+            self._qd[:] = qd
+            self._applied[:] = 0.0
+            self._steps = 0
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """
+    A recorded simulation run; K samples, n joints, model order.
+
+    ``t`` (K,) [s]; ``q``, ``qd`` (K, n); ``tau`` (K, n) the torque applied from each
+    sample on (commanded, clamped to the effort limits when asked); ``kinetic``,
+    ``potential``, ``energy`` (K,) [J], ``energy = kinetic + potential``.
+    """
+
+    t: FloatArray
+    q: FloatArray
+    qd: FloatArray
+    tau: FloatArray
+    kinetic: FloatArray
+    potential: FloatArray
+    energy: FloatArray
+    joint_names: tuple[str, ...]
+    integrator: str
+    dt: float
+
+
+def _record_steps(n_steps: int, record_every: int) -> list[int]:
+    idx = list(range(0, n_steps + 1, record_every))
+    if idx[-1] != n_steps:
+        idx.append(n_steps)
+    return idx
+
+
+class _Progress:
+    """Call ``progress(fraction)`` at most about 200 times per run."""
+
+    def __init__(self, callback: Callable[[float], object] | None) -> None:
+        self._cb = callback
+        self._last = -1.0
+
+    def __call__(self, fraction: float) -> None:
+        if self._cb is not None and (fraction - self._last >= 0.005 or fraction >= 1.0):
+            self._last = fraction
+            self._cb(min(1.0, fraction))
+
+
+def simulate(model, q0: ArrayLike, qd0: ArrayLike | None = None, *, duration: float,
+             dt: float = 1e-3, integrator: str = 'semi_implicit_euler',
+             controller: Controller | None = None, include_friction: bool = True,
+             include_armature: bool = False, limits: str = 'spring',
+             clamp_effort: bool = True, record_every: int = 1, rtol: float = 1e-8,
+             atol: float = 1e-10, adaptive_method: str = 'DOP853',
+             limit_stiffness: ArrayLike | float | None = None,
+             limit_damping: ArrayLike | float | None = None,
+             progress: Callable[[float], object] | None = None) -> SimulationResult:
+    """
+    Simulate the manipulator from ``(q0, qd0)`` for ``duration`` seconds (Craig sec. 6.12).
+
+    The run has ``round(duration / dt)`` steps of ``dt``; every ``record_every``-th step
+    (and the last) is recorded.  With a fixed-step integrator the controller is called once
+    per step at the step's start and its torque held over the step; with 'adaptive'
+    (``scipy.integrate.solve_ivp`` with ``adaptive_method`` and ``rtol``/``atol``) it is
+    called at every right-hand-side evaluation and the solution is sampled on the record
+    grid.  'adaptive' supports limits 'spring' and 'none' only (a hard stop is a
+    discontinuity in the state).
+
+    :param model: The :class:`~manip_dynamics.RobotModel`.
+    :param q0: Initial joint positions, shape (n,).
+    :param qd0: Initial joint velocities, shape (n,); default zeros.
+    :param duration: Simulated time [s], > 0.
+    :param dt: Fixed step, and the record grid spacing unit for 'adaptive' [s].
+    :param integrator: 'semi_implicit_euler', 'rk4' or 'adaptive'.
+    :param controller: ``controller(t, q, qd) -> tau`` (n,) [N m]; None applies zero torque.
+    :param include_friction: Apply joint friction.
+    :param include_armature: Add rotor inertias to M.
+    :param limits: 'spring', 'hard' or 'none'.
+    :param clamp_effort: Clamp the controller's torques to the effort limits.
+    :param record_every: Record every k-th step.
+    :param rtol: Relative tolerance of 'adaptive'.
+    :param atol: Absolute tolerance of 'adaptive'.
+    :param adaptive_method: 'DOP853' (default) or 'RK45' for 'adaptive'.
+    :param limit_stiffness: As in :class:`Simulator`.
+    :param limit_damping: As in :class:`Simulator`.
+    :param progress: ``progress(fraction)`` called as the run advances (0 to 1).
+    :return: A :class:`SimulationResult`.
+    :raises InputError: Bad argument, bad controller output (named with its time), or a
+        diverged integration.
+    """
+    duration = _positive(duration, 'duration')
+    dt = _positive(dt, 'dt')
+    record_every = _count(record_every, 'record_every')
+    _check_choice(integrator, INTEGRATORS, 'integrator')
+    n_steps = int(round(duration / dt))
+    if n_steps < 1:
+        raise InputError('duration %g s is shorter than one step dt = %g s' % (duration, dt))
+    records = _record_steps(n_steps, record_every)
+    report = _Progress(progress)
+    if integrator == 'adaptive':
+        _check_choice(limits, ('spring', 'none'), "limits with integrator 'adaptive'")
+        _check_choice(adaptive_method, ADAPTIVE_METHODS, 'adaptive_method')
+        rtol = _positive(rtol, 'rtol')
+        atol = _positive(atol, 'atol')
+    sim = Simulator(model, q0, qd0, dt=dt,
+                    integrator='rk4' if integrator == 'adaptive' else integrator,
+                    include_friction=include_friction, include_armature=include_armature,
+                    limits=limits, clamp_effort=clamp_effort,
+                    limit_stiffness=limit_stiffness, limit_damping=limit_damping)
+    n = model.dof
+    K = len(records)
+    ts = np.array(records, dtype=np.float64) * dt
+    qs = np.empty((K, n))
+    qds = np.empty((K, n))
+    taus = np.zeros((K, n))
+    zero = np.zeros(n)
+
+    def command(t: float, q: FloatArray, qd: FloatArray, out: FloatArray) -> None:
+        if controller is None:
+            out[:] = 0.0
+            return
+        sim._applied_torque(controller(t, q.copy(), qd.copy()), out,
+                            what='controller torque at t = %.6g s' % t)
+
+    if integrator == 'adaptive':
+        _adaptive(sim, command, ts, qs, qds, taus, rtol, atol, adaptive_method, report)
+    else:
+        done = 0
+        for k, target in enumerate(records):
+            if target > done:
+                if controller is None:
+                    sim._advance(zero, target - done)
+                else:
+                    tau = np.empty(n)
+                    for s in range(done, target):
+                        command(s * dt, sim._q, sim._qd, tau)
+                        sim._advance(tau, 1)
+                done = target
+            qs[k] = sim._q
+            qds[k] = sim._qd
+            command(ts[k], sim._q, sim._qd, taus[k])
+            report(target / n_steps)
+    kinetic = np.asarray(model.kinetic_energy(qs, qds, include_armature=include_armature))
+    potential = np.asarray(model.potential_energy(qs))
+    return SimulationResult(t=ts, q=qs, qd=qds, tau=taus, kinetic=kinetic,
+                            potential=potential, energy=kinetic + potential,
+                            joint_names=tuple(model.joint_names), integrator=integrator,
+                            dt=dt)
+
+
+def _adaptive(sim: Simulator, command, ts: FloatArray, qs: FloatArray, qds: FloatArray,
+              taus: FloatArray, rtol: float, atol: float, method: str,
+              report: _Progress) -> None:
+    """Integrate with scipy's solve_ivp and sample on ``ts``; fills the record arrays."""
+    from scipy.integrate import solve_ivp
+
+    n = sim._n
+    tau = np.empty(n)
+    acc = np.empty(n)
+    end = float(ts[-1])
+
+    def rhs(t: float, y: FloatArray) -> FloatArray:
+        q = np.ascontiguousarray(y[:n])
+        qd = np.ascontiguousarray(y[n:])
+        command(t, q, qd, tau)
+        code = _k.accelerations(sim._tree_args, sim._inertial(), sim._joint_args,
+                                sim._limit_args, 0.0, q, qd, tau, sim._ws, acc)
+        if code != _k.OK:
+            raise InputError('adaptive simulation failed at t = %.6g s: %s' % (
+                t, 'mass matrix not positive definite' if code == _k.NOT_POSITIVE_DEFINITE
+                else 'state became NaN/inf'))
+        report(t / end)
+        return np.concatenate((qd, acc))
+
+    y0 = np.concatenate((sim._q, sim._qd))
+    sol = solve_ivp(rhs, (0.0, end), y0, method=method, t_eval=ts, rtol=rtol, atol=atol)
+    if sol.status != 0:
+        raise InputError('adaptive simulation failed: %s' % sol.message)
+    qs[:] = sol.y[:n].T
+    qds[:] = sol.y[n:].T
+    for k in range(ts.shape[0]):
+        command(ts[k], qs[k], qds[k], taus[k])
+    sim._steps = int(round(end / sim._dt))
+    report(1.0)
