@@ -1,0 +1,353 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Conversions between ROS messages and the numpy arrays of :class:`manip_dynamics.RobotModel`.
+
+ROS messages key joint values by name (``joint_names`` + parallel arrays, in any order); the
+library wants arrays in model order (:attr:`RobotModel.joint_names`). Every helper here
+validates through :meth:`RobotModel.to_model_order`, so a bad message raises
+:class:`manip_dynamics.InputError` (a ValueError) whose message names the joint, link, point
+or field. Matrices travel as flat ``float64[]`` in row-major (C) order.
+
+Only message packages are imported here (no rclpy), so the helpers are usable and testable
+without a running ROS graph.
+"""
+
+from collections.abc import Sequence
+import copy
+import math
+
+from builtin_interfaces.msg import Time
+from geometry_msgs.msg import Wrench, WrenchStamped
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from trajectory_msgs.msg import JointTrajectory
+
+from manip_dynamics.errors import InputError
+from manip_dynamics.robot_model import RobotModel
+
+FloatArray = NDArray[np.float64]
+
+
+def response_joint_names(model: RobotModel, names: Sequence[str]) -> list[str]:
+    """
+    Return the joint names a response reports: the request's, or the model's when empty.
+
+    :param model: The robot model.
+    :param names: Joint names of the request (possibly empty).
+    :return: A new list of joint names.
+    """
+    return list(names) if len(names) else list(model.joint_names)
+
+
+def to_model_order(model: RobotModel, names: Sequence[str], values: ArrayLike, *,
+                   what: str = 'positions', empty_is_zero: bool = False,
+                   allow_extra: bool = False) -> FloatArray:
+    """
+    Reorder name-keyed values into model order, with the empty-array convention of the srvs.
+
+    :param model: The robot model.
+    :param names: Joint names of ``values`` (any order); empty = values in model order.
+    :param values: One value per name (or n values when ``names`` is empty).
+    :param what: Field name used in error messages, e.g. ``'velocities'``.
+    :param empty_is_zero: An empty ``values`` means zero for every joint (the names are
+        still checked).
+    :param allow_extra: Ignore names that are not joints of the model (joint_states).
+    :return: Values in model order, shape (n,), all finite.
+    :raises InputError: Unknown, duplicate or missing joint, length mismatch, NaN/inf.
+    """
+    if empty_is_zero and len(values) == 0:
+        if len(names):
+            model.to_model_order(names, np.zeros(len(names)), what=what,
+                                 allow_extra=allow_extra)
+        return np.zeros(model.dof)
+    if len(values) == 0 and not len(names):
+        raise InputError('%s is empty; give one value per joint of %s' % (
+            what, list(model.joint_names)))
+    return model.to_model_order(names, values, what=what, allow_extra=allow_extra)
+
+
+def _permutation(model: RobotModel, names: Sequence[str]) -> list[int]:
+    """Return the model-order index of every name (names must be valid joints)."""
+    return [model.joint_index(name) for name in names]
+
+
+def from_model_order(model: RobotModel, names: Sequence[str], values: ArrayLike) -> FloatArray:
+    """
+    Reorder model-order values into the order of ``names`` (the inverse of to_model_order).
+
+    :param model: The robot model.
+    :param names: Target joint order; empty = model order.
+    :param values: Values in model order, shape (n,) or a batch (N, n).
+    :return: Values in ``names`` order, shape (len(names),) or (N, len(names)).
+    :raises InputError: A name that is not a joint of the model.
+    """
+    arr = np.asarray(values, dtype=np.float64)
+    if not len(names):
+        return arr.copy()
+    return arr[..., _permutation(model, names)]
+
+
+def matrix_from_model_order(model: RobotModel, names: Sequence[str],
+                            matrix: ArrayLike) -> FloatArray:
+    """
+    Permute the rows and columns of a joint-space matrix (M, C) into the order of ``names``.
+
+    :param model: The robot model.
+    :param names: Target joint order; empty = model order.
+    :param matrix: Matrix in model order, shape (n, n).
+    :return: ``matrix[p][:, p]`` with p the model index of each name, shape (n, n).
+    """
+    arr = np.asarray(matrix, dtype=np.float64)
+    if not len(names):
+        return arr.copy()
+    index = _permutation(model, names)
+    return arr[np.ix_(index, index)]
+
+
+def flatten_row_major(matrix: ArrayLike) -> list[float]:
+    """
+    Flatten a matrix row by row (C order), as the srv ``float64[]`` matrix fields expect.
+
+    :param matrix: Array of any shape; entry (i, j) of an (r, c) matrix lands at i * c + j.
+    :return: A list of Python floats.
+    """
+    return np.ascontiguousarray(matrix, dtype=np.float64).reshape(-1).tolist()
+
+
+def unflatten_row_major(values: ArrayLike, rows: int, cols: int) -> FloatArray:
+    """
+    Rebuild a matrix from its row-major flattening.
+
+    :param values: ``rows * cols`` numbers.
+    :param rows: Number of rows.
+    :param cols: Number of columns.
+    :return: Shape (rows, cols).
+    :raises InputError: The number of values is not rows * cols.
+    """
+    arr = np.asarray(values, dtype=np.float64).reshape(-1)
+    if arr.size != rows * cols:
+        raise InputError('a %d x %d matrix needs %d values, got %d' % (
+            rows, cols, rows * cols, arr.size))
+    return arr.reshape(rows, cols)
+
+
+def wrench_to_array(wrench: Wrench) -> FloatArray:
+    """
+    Return a geometry_msgs/Wrench as ``[fx, fy, fz, tx, ty, tz]`` [N, N m].
+
+    :param wrench: The message.
+    :return: Shape (6,), linear part first (the library's wrench layout).
+    """
+    f, t = wrench.force, wrench.torque
+    return np.array([f.x, f.y, f.z, t.x, t.y, t.z], dtype=np.float64)
+
+
+def array_to_wrench(values: ArrayLike) -> Wrench:
+    """
+    Return a geometry_msgs/Wrench from ``[fx, fy, fz, tx, ty, tz]`` [N, N m].
+
+    :param values: Six numbers, force first.
+    :return: The message.
+    :raises InputError: Not six numbers.
+    """
+    arr = np.asarray(values, dtype=np.float64).reshape(-1)
+    if arr.size != 6:
+        raise InputError('a wrench needs 6 values [fx fy fz tx ty tz], got %d' % arr.size)
+    out = Wrench()
+    out.force.x, out.force.y, out.force.z = (float(v) for v in arr[:3])
+    out.torque.x, out.torque.y, out.torque.z = (float(v) for v in arr[3:])
+    return out
+
+
+def wrenches_to_dict(wrenches: Sequence[WrenchStamped],
+                     model: RobotModel | None = None) -> dict[str, FloatArray]:
+    """
+    Convert WrenchStamped[] to the library's ``external_wrenches`` mapping.
+
+    ``header.frame_id`` names the link; force and torque are in that link's frame, about its
+    origin. Several wrenches on the same link add up (several contacts on one body).
+
+    :param wrenches: The messages; ``header.stamp`` is ignored.
+    :param model: When given, link names are checked against ``model.link_names``.
+    :return: Link name -> ``[fx, fy, fz, tx, ty, tz]`` [N, N m], shape (6,) each.
+    :raises InputError: An empty or unknown frame_id, or a NaN/inf component.
+    """
+    out: dict[str, FloatArray] = {}
+    for k, stamped in enumerate(wrenches):
+        link = stamped.header.frame_id
+        if not link:
+            raise InputError('external_wrenches[%d] has an empty header.frame_id; set it to '
+                             'the link the wrench acts on' % k)
+        if model is not None and link not in model.link_names:
+            raise InputError('external_wrenches[%d]: unknown link %r; the model has %s' % (
+                k, link, list(model.link_names)))
+        w = wrench_to_array(stamped.wrench)
+        if not np.all(np.isfinite(w)):
+            raise InputError('external_wrenches[%d] on link %r has NaN or inf' % (k, link))
+        out[link] = out[link] + w if link in out else w
+    return out
+
+
+def joint_state_arrays(model: RobotModel,
+                       msg: JointState) -> tuple[FloatArray, FloatArray | None]:
+    """
+    Extract model-order positions and velocities from a sensor_msgs/JointState.
+
+    Joints are matched by name; joints the model does not have are ignored.
+
+    :param model: The robot model.
+    :param msg: The joint state; ``velocity`` may be empty.
+    :return: ``(q, qd)``, each shape (n,); ``qd`` is None when the message has no
+        velocities.
+    :raises InputError: A model joint is missing, a length mismatch, NaN/inf.
+    """
+    names = list(msg.name)
+    if not names:
+        raise InputError('joint_states message has no joint names')
+    q = model.to_model_order(names, msg.position, what='joint_states position',
+                             allow_extra=True)
+    qd = None
+    if len(msg.velocity):
+        qd = model.to_model_order(names, msg.velocity, what='joint_states velocity',
+                                  allow_extra=True)
+    return q, qd
+
+
+def joint_state_message(names: Sequence[str], efforts: ArrayLike, stamp: Time | None = None,
+                        frame_id: str = '') -> JointState:
+    """
+    Build a sensor_msgs/JointState carrying only names and efforts.
+
+    :param names: Joint names, in the order of ``efforts``.
+    :param efforts: Efforts [N m | N], shape (len(names),).
+    :param stamp: header.stamp (copied from the input message by the nodes).
+    :param frame_id: header.frame_id.
+    :return: The message; position and velocity are empty.
+    """
+    msg = JointState()
+    if stamp is not None:
+        msg.header.stamp = stamp
+    msg.header.frame_id = frame_id
+    msg.name = list(names)
+    msg.effort = np.asarray(efforts, dtype=np.float64).reshape(-1).tolist()
+    return msg
+
+
+def float64_multi_array(values: ArrayLike) -> Float64MultiArray:
+    """
+    Build the std_msgs/Float64MultiArray a ros2_controllers forward-command controller reads.
+
+    :param values: One number per controller joint, in the controller's joint order.
+    :return: The message (no layout, as JointGroupEffortController expects).
+    """
+    msg = Float64MultiArray()
+    msg.data = np.asarray(values, dtype=np.float64).reshape(-1).tolist()
+    return msg
+
+
+def command_to_model_order(model: RobotModel, command_joints: Sequence[str],
+                           data: ArrayLike) -> FloatArray:
+    """
+    Map a Float64MultiArray command (controller joint order) to model order.
+
+    Model joints that ``command_joints`` does not list get zero.
+
+    :param model: The robot model.
+    :param command_joints: The controller's joints, in the order of ``data``.
+    :param data: One value per controller joint.
+    :return: Shape (n,), model order.
+    :raises InputError: Length mismatch, unknown or duplicate joint, NaN/inf.
+    """
+    arr = np.asarray(data, dtype=np.float64).reshape(-1)
+    if arr.size != len(command_joints):
+        raise InputError('command has %d values for %d command_joints %s' % (
+            arr.size, len(command_joints), list(command_joints)))
+    out = np.zeros(model.dof)
+    seen = set()
+    for name, value in zip(command_joints, arr):
+        if name in seen:
+            raise InputError('joint %r appears twice in command_joints' % name)
+        seen.add(name)
+        if not math.isfinite(value):
+            raise InputError('command for joint %r is %r' % (name, float(value)))
+        out[model.joint_index(name)] = value
+    return out
+
+
+def trajectory_to_arrays(model: RobotModel, trajectory: JointTrajectory) -> tuple[
+        list[str], FloatArray, FloatArray, FloatArray]:
+    """
+    Convert a trajectory_msgs/JointTrajectory to model-order batches.
+
+    Velocities (and, separately, accelerations) must be given at every point or at none;
+    when no point gives them they are zero (a quasi-static check of a path). A trajectory
+    where only some points give them is rejected, since silently using zero there would
+    understate the efforts.
+
+    :param model: The robot model.
+    :param trajectory: The trajectory; ``joint_names`` empty = model order.
+    :return: ``(joint_names, Q, QD, QDD)``: the response's joint names and arrays of shape
+        (N, n) in model order, N = number of points.
+    :raises InputError: No points, or a point with a bad field (message names the point,
+        the field and the joint).
+    """
+    names = list(trajectory.joint_names)
+    points = list(trajectory.points)
+    if not points:
+        raise InputError('trajectory has no points')
+    n_points = len(points)
+    out = {}
+    for field in ('positions', 'velocities', 'accelerations'):
+        given = [k for k, p in enumerate(points) if len(getattr(p, field))]
+        if field != 'positions' and not given:
+            out[field] = np.zeros((n_points, model.dof))
+            continue
+        if len(given) != n_points:
+            missing = sorted(set(range(n_points)) - set(given))
+            raise InputError('trajectory point %d has no %s; give %s at every point or at '
+                             'none (then they are zero)' % (missing[0], field, field)
+                             if field != 'positions' else
+                             'trajectory point %d has no positions' % missing[0])
+        rows = np.empty((n_points, model.dof))
+        for k, point in enumerate(points):
+            try:
+                rows[k] = model.to_model_order(names, getattr(point, field), what=field)
+            except InputError as error:
+                raise InputError('trajectory point %d: %s' % (k, error)) from None
+        out[field] = rows
+    return (response_joint_names(model, names), out['positions'], out['velocities'],
+            out['accelerations'])
+
+
+def trajectory_with_efforts(trajectory: JointTrajectory, efforts: ArrayLike) -> JointTrajectory:
+    """
+    Return a copy of a trajectory with ``effort`` filled at every point.
+
+    :param trajectory: The input trajectory (unchanged).
+    :param efforts: Shape (N, len(joint_names)), in the trajectory's joint order.
+    :return: A deep copy whose points carry the efforts.
+    :raises InputError: The shape of ``efforts`` does not match the points.
+    """
+    arr = np.asarray(efforts, dtype=np.float64)
+    if arr.ndim != 2 or arr.shape[0] != len(trajectory.points):
+        raise InputError('efforts must have one row per trajectory point (%d), got shape %s'
+                         % (len(trajectory.points), arr.shape))
+    out = copy.deepcopy(trajectory)
+    for point, row in zip(out.points, arr):
+        point.effort = row.tolist()
+    return out

@@ -1,0 +1,411 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The ``dynamics_node`` (default name ``manip_dynamics``): dynamics services and torque topics.
+
+Services (manip_dynamics_interfaces): ``~/inverse_dynamics``, ``~/forward_dynamics``,
+``~/dynamics_terms``, ``~/cartesian_dynamics``, ``~/trajectory_efforts``, ``~/set_payload``.
+Topics: for every joint_states message ``~/gravity_torques`` g(q) and ``~/coriolis_torques``
+C(q, qd) qd (sensor_msgs/JointState, name + effort, input stamp), and ``~/torque_markers``
+(visualization_msgs/MarkerArray) for RViz. Every equation is the library's
+(:class:`manip_dynamics.RobotModel`); this node only converts messages. See docs/ROS_API.md.
+"""
+
+from collections.abc import Callable
+import sys
+import time
+import traceback
+from typing import Any
+
+from builtin_interfaces.msg import Time
+from geometry_msgs.msg import Point
+import numpy as np
+import rclpy
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.exceptions import ParameterException
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+from visualization_msgs.msg import Marker, MarkerArray
+
+from manip_dynamics.errors import InputError
+from manip_dynamics.robot_model import RobotModel
+from manip_dynamics.ros.conversions import (
+    flatten_row_major, from_model_order, joint_state_arrays, joint_state_message,
+    matrix_from_model_order, response_joint_names, to_model_order, trajectory_to_arrays,
+    trajectory_with_efforts, wrenches_to_dict)
+from manip_dynamics.ros.robot_description import (
+    declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
+    RobotDescriptionSource, StartupError)
+from manip_dynamics_interfaces.srv import (
+    ComputeTrajectoryEfforts, ForwardDynamics, GetCartesianDynamics, GetDynamicsTerms,
+    InverseDynamics, SetPayload)
+
+#: Default node name (the executable is ``dynamics_node``).
+NODE_NAME = 'manip_dynamics'
+
+#: QoS of the joint_states subscription: best effort matches reliable and best-effort
+#: publishers alike; keep the newest few messages.
+JOINT_STATES_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
+
+#: Seconds between two identical warnings about bad joint_states messages.
+WARN_PERIOD = 5.0
+
+
+class _NoModel(Exception):
+    """Raised inside a service before any robot model exists."""
+
+
+class DynamicsNode(Node):
+    """Serve the dynamics of the robot description and publish its joint torques."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        """
+        Declare and check the parameters, then create the model source and interfaces.
+
+        :param kwargs: Passed to :class:`rclpy.node.Node` (e.g. ``context``).
+        :raises StartupError: A bad parameter, or a robot_description that does not load.
+        """
+        super().__init__(NODE_NAME, **kwargs)
+        urdf, build = declare_model_parameters(self)
+        self.include_friction = param_bool(
+            self, 'include_friction', False,
+            'Add URDF joint friction in inverse_dynamics, forward_dynamics and '
+            'trajectory_efforts even when the request does not ask for it')
+        self.joint_states_topic = param_string(
+            self, 'joint_states_topic', '/joint_states', 'sensor_msgs/JointState input topic')
+        self.publish_torques = param_bool(
+            self, 'publish_torques', True,
+            'Publish ~/gravity_torques and ~/coriolis_torques for every joint_states message')
+        self.publish_markers = param_bool(
+            self, 'publish_markers', True, 'Publish ~/torque_markers for RViz')
+        self.marker_rate = param_float(
+            self, 'marker_rate', 10.0, 'Largest ~/torque_markers rate [Hz]', low=0.0,
+            low_open=True)
+        self.marker_scale = param_float(
+            self, 'marker_scale', 0.01,
+            'Arrow length per unit gravity torque [m / (N m)] of ~/torque_markers', low=0.0,
+            low_open=True)
+        self.singular_threshold = param_float(
+            self, 'singular_threshold', 1e-3,
+            'cartesian_dynamics: smallest singular value of J treated as regular', low=0.0,
+            low_open=True)
+        self.singular_damping = param_float(
+            self, 'singular_damping', 1e-2,
+            'cartesian_dynamics: damping of the inverse near a singularity', low=0.0)
+        if not self.joint_states_topic:
+            raise StartupError('parameter joint_states_topic must not be empty')
+
+        # Payloads set through ~/set_payload: re-applied when a new description arrives.
+        self._payloads: dict[str, tuple[float, list[float], list[float]]] = {}
+        self._last_marker_time = 0.0
+        self._services_group = ReentrantCallbackGroup()
+        self._topics_group = MutuallyExclusiveCallbackGroup()
+        self.source = RobotDescriptionSource(
+            self, urdf, build, on_model=self._reapply_payloads,
+            callback_group=MutuallyExclusiveCallbackGroup())
+
+        for srv_type, name, callback in (
+                (InverseDynamics, '~/inverse_dynamics', self.inverse_dynamics_callback),
+                (ForwardDynamics, '~/forward_dynamics', self.forward_dynamics_callback),
+                (GetDynamicsTerms, '~/dynamics_terms', self.dynamics_terms_callback),
+                (GetCartesianDynamics, '~/cartesian_dynamics',
+                 self.cartesian_dynamics_callback),
+                (ComputeTrajectoryEfforts, '~/trajectory_efforts',
+                 self.trajectory_efforts_callback),
+                (SetPayload, '~/set_payload', self.set_payload_callback)):
+            self.create_service(srv_type, name, callback,
+                                callback_group=self._services_group)
+
+        self.gravity_pub = self.coriolis_pub = self.marker_pub = None
+        if self.publish_torques:
+            self.gravity_pub = self.create_publisher(JointState, '~/gravity_torques', 10)
+            self.coriolis_pub = self.create_publisher(JointState, '~/coriolis_torques', 10)
+        if self.publish_markers:
+            self.marker_pub = self.create_publisher(MarkerArray, '~/torque_markers', 10)
+        if self.publish_torques or self.publish_markers:
+            self.joint_states_sub = self.create_subscription(
+                JointState, self.joint_states_topic, self.joint_states_callback,
+                JOINT_STATES_QOS, callback_group=self._topics_group)
+
+    # ------------------------------------------------------------------ model changes
+    def _reapply_payloads(self, model: RobotModel) -> None:
+        """Attach the payloads set so far to a new model; drop those it cannot carry."""
+        for link, (mass, com, inertia) in list(self._payloads.items()):
+            try:
+                model.set_payload(link, mass, com, inertia)
+            except ValueError as error:
+                self.get_logger().warning('dropped the payload on %r: %s' % (link, error))
+                self._payloads.pop(link, None)
+
+    # ------------------------------------------------------------------ topics
+    def joint_states_callback(self, msg: JointState) -> None:
+        """Publish g(q), C(q, qd) qd and the torque markers for one joint_states message."""
+        model = self.source.model
+        if model is None:
+            self.get_logger().warning(NO_MODEL_MESSAGE, throttle_duration_sec=WARN_PERIOD)
+            return
+        try:
+            q, qd = joint_state_arrays(model, msg)
+            gravity = model.gravity_torques(q)
+            coriolis = None if qd is None else model.coriolis_torques(q, qd)
+        except ValueError as error:
+            self.get_logger().warning('ignoring joint_states on %s: %s' % (
+                self.joint_states_topic, error), throttle_duration_sec=WARN_PERIOD)
+            return
+        names = model.joint_names
+        if self.gravity_pub is not None:
+            self.gravity_pub.publish(joint_state_message(names, gravity, msg.header.stamp))
+            if coriolis is not None:
+                self.coriolis_pub.publish(
+                    joint_state_message(names, coriolis, msg.header.stamp))
+        if self.marker_pub is not None:
+            now = time.monotonic()
+            if now - self._last_marker_time >= 1.0 / self.marker_rate:
+                self._last_marker_time = now
+                self.marker_pub.publish(self.torque_markers(model, gravity))
+
+    def torque_markers(self, model: RobotModel, gravity: np.ndarray) -> MarkerArray:
+        """
+        Build one arrow and one text per joint showing its gravity torque.
+
+        Each marker is in the joint's child link frame (frame_id = link name, stamp zero so
+        RViz uses the newest transform from robot_state_publisher). The arrow lies along the
+        joint axis, pointing where the torque acts, ``marker_scale`` m per N m (or per N).
+
+        :param model: The robot model.
+        :param gravity: g(q) in model order [N m | N], shape (n,).
+        :return: The marker array (2 n markers).
+        """
+        out = MarkerArray()
+        for i, joint in enumerate(model.tree.joints):
+            tau = float(gravity[i])
+            unit = 'N' if joint.kind == 'prismatic' else 'N m'
+            axis = np.asarray(joint.axis, dtype=np.float64)
+            arrow = Marker()
+            arrow.header.frame_id = joint.child_link
+            arrow.header.stamp = Time()
+            arrow.ns = 'gravity_torque'
+            arrow.id = i
+            arrow.type = Marker.ARROW
+            arrow.action = Marker.ADD
+            arrow.pose.orientation.w = 1.0
+            tip = axis * tau * self.marker_scale
+            arrow.points = [Point(), Point(x=float(tip[0]), y=float(tip[1]), z=float(tip[2]))]
+            arrow.scale.x, arrow.scale.y, arrow.scale.z = 0.01, 0.02, 0.02
+            arrow.color.a = 1.0
+            rgb = (0.1, 0.8, 0.1) if tau >= 0.0 else (0.9, 0.2, 0.1)
+            arrow.color.r, arrow.color.g, arrow.color.b = rgb
+            text = Marker()
+            text.header = arrow.header
+            text.ns = 'gravity_torque_text'
+            text.id = i
+            text.type = Marker.TEXT_VIEW_FACING
+            text.action = Marker.ADD
+            text.pose.position.x, text.pose.position.y, text.pose.position.z = (
+                float(v) for v in tip + np.array([0.0, 0.0, 0.05]))
+            text.pose.orientation.w = 1.0
+            text.scale.z = 0.04
+            text.color.r = text.color.g = text.color.b = text.color.a = 1.0
+            text.text = '%s: %.2f %s' % (joint.name, tau, unit)
+            out.markers.extend([arrow, text])
+        return out
+
+    # ------------------------------------------------------------------ services
+    def _answer(self, service: str, handler: Callable, request: Any, response: Any) -> Any:
+        """
+        Run a service handler; turn every exception into success = false with a message.
+
+        :param service: Service name for the log.
+        :param handler: ``handler(model, request, response)`` fills the response.
+        :param request: The request.
+        :param response: A fresh response.
+        :return: The filled response (a new empty one on failure).
+        """
+        try:
+            model = self.source.model
+            if model is None:
+                raise _NoModel(NO_MODEL_MESSAGE)
+            handler(model, request, response)
+            response.success = True
+            return response
+        except (_NoModel, ValueError) as error:
+            message = str(error)
+            self.get_logger().warning('%s: %s' % (service, message))
+        except Exception as error:  # noqa: B902 - a request must never kill the node
+            message = 'internal error: %s: %s' % (type(error).__name__, error)
+            self.get_logger().error('%s: %s\n%s' % (service, message, traceback.format_exc()))
+        failed = type(response)()
+        failed.success = False
+        failed.message = message
+        return failed
+
+    def _state(self, model: RobotModel, request: Any, *fields: str) -> list[np.ndarray]:
+        """Return model-order arrays of request fields; empty non-position fields = zero."""
+        return [to_model_order(model, request.joint_names, getattr(request, field),
+                               what=field, empty_is_zero=field != 'positions')
+                for field in fields]
+
+    def _wrenches(self, model: RobotModel, request: Any) -> dict | None:
+        return wrenches_to_dict(request.external_wrenches, model) or None
+
+    def inverse_dynamics_callback(self, request: InverseDynamics.Request,
+                                  response: InverseDynamics.Response
+                                  ) -> InverseDynamics.Response:
+        """Answer ~/inverse_dynamics: efforts = M qdd + C qd + g - sum J^T w (+ friction)."""
+        def handler(model, req, resp):
+            q, qd, qdd = self._state(model, req, 'positions', 'velocities', 'accelerations')
+            tau = model.inverse_dynamics(
+                q, qd, qdd, external_wrenches=self._wrenches(model, req),
+                include_friction=req.include_friction or self.include_friction,
+                include_armature=req.include_armature)
+            resp.joint_names = response_joint_names(model, req.joint_names)
+            resp.efforts = from_model_order(model, req.joint_names, tau).tolist()
+        return self._answer('inverse_dynamics', handler, request, response)
+
+    def forward_dynamics_callback(self, request: ForwardDynamics.Request,
+                                  response: ForwardDynamics.Response
+                                  ) -> ForwardDynamics.Response:
+        """Answer ~/forward_dynamics: qdd = M^-1 (tau - C qd - g + sum J^T w - friction)."""
+        def handler(model, req, resp):
+            q, qd, tau = self._state(model, req, 'positions', 'velocities', 'efforts')
+            qdd = model.forward_dynamics(
+                q, qd, tau, external_wrenches=self._wrenches(model, req),
+                include_friction=req.include_friction or self.include_friction,
+                include_armature=req.include_armature)
+            resp.joint_names = response_joint_names(model, req.joint_names)
+            resp.accelerations = from_model_order(model, req.joint_names, qdd).tolist()
+        return self._answer('forward_dynamics', handler, request, response)
+
+    def dynamics_terms_callback(self, request: GetDynamicsTerms.Request,
+                                response: GetDynamicsTerms.Response
+                                ) -> GetDynamicsTerms.Response:
+        """Answer ~/dynamics_terms: M(q), C(q, qd), C qd and g(q) in the request's order."""
+        def handler(model, req, resp):
+            q, qd = self._state(model, req, 'positions', 'velocities')
+            names = req.joint_names
+            resp.joint_names = response_joint_names(model, names)
+            resp.mass_matrix = flatten_row_major(
+                matrix_from_model_order(model, names, model.mass_matrix(q)))
+            resp.coriolis_matrix = flatten_row_major(
+                matrix_from_model_order(model, names, model.coriolis_matrix(q, qd)))
+            resp.coriolis_torques = from_model_order(
+                model, names, model.coriolis_torques(q, qd)).tolist()
+            resp.gravity_torques = from_model_order(
+                model, names, model.gravity_torques(q)).tolist()
+        return self._answer('dynamics_terms', handler, request, response)
+
+    def cartesian_dynamics_callback(self, request: GetCartesianDynamics.Request,
+                                    response: GetCartesianDynamics.Response
+                                    ) -> GetCartesianDynamics.Response:
+        """Answer ~/cartesian_dynamics: Lambda, mu, p and J of one link (Khatib)."""
+        def handler(model, req, resp):
+            if not req.link:
+                raise InputError('link is empty; name a link of %s' % list(model.link_names))
+            q, qd = self._state(model, req, 'positions', 'velocities')
+            terms = model.cartesian_dynamics(
+                q, qd, req.link, frame=req.reference_frame or 'world',
+                directions=list(req.directions) or None,
+                singular_threshold=self.singular_threshold, damping=self.singular_damping)
+            resp.joint_names = response_joint_names(model, req.joint_names)
+            resp.directions = list(terms.directions)
+            resp.jacobian = flatten_row_major(
+                from_model_order(model, req.joint_names, terms.jacobian))
+            resp.mass_matrix = flatten_row_major(terms.mass_matrix)
+            resp.velocity_term = flatten_row_major(terms.velocity_term)
+            resp.gravity_term = flatten_row_major(terms.gravity_term)
+            resp.near_singular = bool(terms.near_singular)
+            resp.min_singular_value = float(terms.min_singular_value)
+        return self._answer('cartesian_dynamics', handler, request, response)
+
+    def trajectory_efforts_callback(self, request: ComputeTrajectoryEfforts.Request,
+                                    response: ComputeTrajectoryEfforts.Response
+                                    ) -> ComputeTrajectoryEfforts.Response:
+        """Answer ~/trajectory_efforts: inverse dynamics at every point, peaks, limits."""
+        def handler(model, req, resp):
+            names, q, qd, qdd = trajectory_to_arrays(model, req.trajectory)
+            tau = model.inverse_dynamics(
+                q, qd, qdd, include_friction=req.include_friction or self.include_friction)
+            order = req.trajectory.joint_names
+            efforts = from_model_order(model, order, tau)
+            peaks = np.max(np.abs(efforts), axis=0)
+            limits = from_model_order(model, order, model.effort_limits)
+            within = peaks <= limits
+            with np.errstate(divide='ignore', invalid='ignore'):
+                usage = np.nan_to_num(peaks / limits, nan=np.inf)
+            resp.trajectory = trajectory_with_efforts(req.trajectory, efforts)
+            resp.peak_efforts = peaks.tolist()
+            resp.effort_limits = limits.tolist()
+            resp.within_limits = [bool(v) for v in within]
+            resp.feasible = bool(np.all(within))
+            if not resp.feasible:
+                worst = int(np.argmax(usage))
+                resp.message = 'joint %r needs %.6g but its effort limit is %.6g' % (
+                    names[worst], peaks[worst], limits[worst])
+        return self._answer('trajectory_efforts', handler, request, response)
+
+    def set_payload_callback(self, request: SetPayload.Request,
+                             response: SetPayload.Response) -> SetPayload.Response:
+        """Answer ~/set_payload: attach (mass > 0) or remove (mass = 0) a link's payload."""
+        def handler(model, req, resp):
+            com = [req.center_of_mass.x, req.center_of_mass.y, req.center_of_mass.z]
+            inertia = [req.ixx, req.ixy, req.ixz, req.iyy, req.iyz, req.izz]
+            model.set_payload(req.link, req.mass, com, inertia)
+            if req.mass == 0.0:
+                self._payloads.pop(req.link, None)
+                resp.message = 'removed the payload of link %r' % req.link
+            else:
+                self._payloads[req.link] = (float(req.mass), com, inertia)
+                resp.message = 'payload of %g kg on link %r' % (req.mass, req.link)
+            self.get_logger().info('set_payload: %s (total mass %.6g kg)' % (
+                resp.message, model.total_mass))
+        return self._answer('set_payload', handler, request, response)
+
+
+def main(args: list[str] | None = None) -> int:
+    """
+    Run the dynamics node until Ctrl-C or an external shutdown.
+
+    :param args: Command-line arguments (ROS arguments included); default ``sys.argv``.
+    :return: Exit code: 0 after a normal shutdown, 1 when the start-up parameters or the
+        robot_description parameter are unusable.
+    """
+    rclpy.init(args=args)
+    node = None
+    code = 0
+    try:
+        node = DynamicsNode()
+        executor = MultiThreadedExecutor(num_threads=4)
+        executor.add_node(node)
+        executor.spin()
+    except (StartupError, ParameterException) as error:
+        rclpy.logging.get_logger(NODE_NAME).error('cannot start: %s' % error)
+        code = 1
+    except ValueError as error:
+        rclpy.logging.get_logger(NODE_NAME).error('cannot start: robot_description: %s'
+                                                  % error)
+        code = 1
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return code
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,253 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Where a node's robot model comes from: the ``robot_description`` parameter or topic.
+
+When the parameter holds URDF text, the model is built from it once at start-up and the
+topic is not used. When it is empty, the node subscribes to ``/robot_description``
+(std_msgs/String, reliable, transient local, depth 1: the QoS robot_state_publisher
+publishes with, so a late subscriber still gets the last description) and (re)builds its
+model whenever a new description arrives. A description that does not load, or that the
+node rejects, is logged and the previous model is kept.
+"""
+
+from collections.abc import Callable
+import math
+import threading
+from typing import Any
+
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.callback_groups import CallbackGroup
+from rclpy.exceptions import ParameterUninitializedException
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from std_msgs.msg import String
+
+from manip_dynamics.errors import ManipDynamicsError
+from manip_dynamics.robot_model import RobotModel
+
+#: Topic robot_state_publisher publishes the URDF on.
+ROBOT_DESCRIPTION_TOPIC = '/robot_description'
+
+#: QoS of /robot_description (as robot_state_publisher offers it).
+ROBOT_DESCRIPTION_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                                   durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+#: The answer of every service before a model exists.
+NO_MODEL_MESSAGE = 'no robot model yet: set robot_description or publish /robot_description'
+
+
+class StartupError(ManipDynamicsError):
+    """A parameter or the robot description is unusable at start-up: the node exits."""
+
+
+ModelBuilder = Callable[[str], RobotModel]
+ModelAccepted = Callable[[RobotModel], None]
+
+
+class RobotDescriptionSource:
+    """
+    Hold a node's current :class:`RobotModel` built from a parameter or a topic.
+
+    The model reference is swapped atomically, so callbacks on other threads read either
+    the old or the new model; read :attr:`model` once per callback and use that object.
+    """
+
+    def __init__(self, node: Node, urdf: str, build: ModelBuilder,
+                 on_model: ModelAccepted | None = None,
+                 callback_group: CallbackGroup | None = None) -> None:
+        """
+        Build the model from ``urdf`` now, or subscribe to ``/robot_description``.
+
+        :param node: The node that owns the subscription and logs.
+        :param urdf: The ``robot_description`` parameter value; empty = use the topic.
+        :param build: URDF text -> model (root_link, tip_link, gravity already bound);
+            raises ValueError on a bad description.
+        :param on_model: Called with a freshly built model before it becomes current; may
+            raise ValueError to reject it (e.g. a payload or command joint it lacks), or
+            finish setting it up (re-apply payloads).
+        :param callback_group: Group of the topic subscription.
+        :raises ValueError: The parameter's URDF does not load or is rejected (start-up
+            error: the caller exits).
+        """
+        self._node = node
+        self._build = build
+        self._on_model = on_model
+        self._lock = threading.Lock()
+        self._model: RobotModel | None = None
+        self._urdf: str | None = None
+        self.subscription = None
+        self.from_parameter = bool(urdf.strip())
+        if self.from_parameter:
+            self._accept(urdf)
+            node.get_logger().info('robot model %r from the robot_description parameter: %d '
+                                   'joints %s' % (self._model.name, self._model.dof,
+                                                  list(self._model.joint_names)))
+        else:
+            self.subscription = node.create_subscription(
+                String, ROBOT_DESCRIPTION_TOPIC, self.description_callback,
+                ROBOT_DESCRIPTION_QOS, callback_group=callback_group)
+            node.get_logger().info('robot_description parameter is empty: waiting for %s'
+                                   % ROBOT_DESCRIPTION_TOPIC)
+
+    @property
+    def model(self) -> RobotModel | None:
+        """Return the current model, or None before the first good description."""
+        return self._model
+
+    def _accept(self, urdf: str) -> RobotModel:
+        """Build, vet and install a model; raise ValueError and keep the old one on failure."""
+        with self._lock:
+            model = self._build(urdf)
+            if self._on_model is not None:
+                self._on_model(model)
+            self._model = model
+            self._urdf = urdf
+            return model
+
+    def description_callback(self, msg: String) -> None:
+        """Rebuild the model from a /robot_description message; keep the old one on error."""
+        logger = self._node.get_logger()
+        if msg.data == self._urdf:
+            return
+        try:
+            model = self._accept(msg.data)
+        except Exception as error:  # noqa: B902 - a bad URDF must never kill the node
+            kept = ('keeping the previous model %r' % self._model.name
+                    if self._model is not None else 'still no robot model')
+            logger.error('rejected the robot description from %s (%s): %s' % (
+                ROBOT_DESCRIPTION_TOPIC, kept, error))
+            return
+        logger.info('robot model %r from %s: %d joints %s' % (
+            model.name, ROBOT_DESCRIPTION_TOPIC, model.dof, list(model.joint_names)))
+        for warning in model.warnings:
+            logger.warning('URDF: %s' % warning)
+
+
+# ---------------------------------------------------------------------- parameters
+def _describe(description: str, dynamic: bool = False) -> ParameterDescriptor:
+    return ParameterDescriptor(description=description, read_only=True,
+                               dynamic_typing=dynamic)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def param_string(node: Node, name: str, default: str, description: str) -> str:
+    """
+    Declare a read-only string parameter and return its value.
+
+    :param node: The node.
+    :param name: Parameter name.
+    :param default: Default value.
+    :param description: Shown by ``ros2 param describe``.
+    :return: The value.
+    :raises StartupError: The value is not a string.
+    """
+    value = node.declare_parameter(name, default, _describe(description, True)).value
+    if not isinstance(value, str):
+        raise StartupError('parameter %s must be a string, got %r' % (name, value))
+    return value
+
+
+def param_bool(node: Node, name: str, default: bool, description: str) -> bool:
+    """
+    Declare a read-only boolean parameter and return its value.
+
+    :raises StartupError: The value is not a boolean.
+    """
+    value = node.declare_parameter(name, default, _describe(description, True)).value
+    if not isinstance(value, bool):
+        raise StartupError('parameter %s must be true or false, got %r' % (name, value))
+    return value
+
+
+def param_float(node: Node, name: str, default: float, description: str, *,
+                low: float = -math.inf, high: float = math.inf,
+                low_open: bool = False) -> float:
+    """
+    Declare a read-only number parameter (integers accepted) and return it as a float.
+
+    :param low: Smallest allowed value.
+    :param high: Largest allowed value.
+    :param low_open: Exclude ``low`` itself.
+    :raises StartupError: Not a finite number, or out of range.
+    """
+    value = node.declare_parameter(name, float(default), _describe(description, True)).value
+    if not _is_number(value) or not math.isfinite(value):
+        raise StartupError('parameter %s must be a finite number, got %r' % (name, value))
+    value = float(value)
+    if value < low or value > high or (low_open and value == low):
+        raise StartupError('parameter %s must be in %s%g, %g], got %g' % (
+            name, '(' if low_open else '[', low, high, value))
+    return value
+
+
+def param_floats(node: Node, name: str, default: list[float], description: str,
+                 length: int) -> list[float]:
+    """
+    Declare a read-only array-of-numbers parameter of fixed length and return it.
+
+    :param length: Required number of values.
+    :raises StartupError: Wrong length, not numbers, NaN or inf.
+    """
+    value = node.declare_parameter(name, [float(v) for v in default],
+                                   _describe(description, True)).value
+    if (not isinstance(value, (list, tuple)) or len(value) != length
+            or not all(_is_number(v) and math.isfinite(v) for v in value)):
+        raise StartupError('parameter %s must be %d finite numbers, got %r' % (
+            name, length, value))
+    return [float(v) for v in value]
+
+
+def param_strings(node: Node, name: str, description: str) -> list[str]:
+    """
+    Declare a read-only string-array parameter whose default is empty, and return it.
+
+    :return: The strings; an empty list when the parameter is not set.
+    """
+    node.declare_parameter(name, Parameter.Type.STRING_ARRAY, _describe(description))
+    try:
+        return list(node.get_parameter(name).value)
+    except ParameterUninitializedException:
+        return []
+
+
+def declare_model_parameters(node: Node) -> tuple[str, ModelBuilder]:
+    """
+    Declare the model parameters every node shares and return how to build the model.
+
+    Parameters: ``robot_description`` (URDF text; empty = the /robot_description topic),
+    ``root_link`` and ``tip_link`` (empty = the URDF root / the whole tree) and ``gravity``
+    (3 numbers [m/s^2] in the root link's frame).
+
+    :param node: The node.
+    :return: ``(urdf, build)``: the parameter's URDF text and a function URDF text -> model.
+    :raises StartupError: A malformed parameter value.
+    """
+    urdf = param_string(node, 'robot_description', '',
+                        'URDF text of the robot; empty = take it from /robot_description')
+    root = param_string(node, 'root_link', '', 'Fixed base link; empty = the URDF root')
+    tip = param_string(node, 'tip_link', '',
+                       'Model only the chain root_link -> tip_link; empty = the whole tree')
+    gravity = param_floats(node, 'gravity', [0.0, 0.0, -9.81],
+                           'Gravity acceleration [m/s^2] in the root link frame', 3)
+
+    def build(xml: str) -> RobotModel:
+        return RobotModel.from_urdf_string(xml, root_link=root or None, tip_link=tip or None,
+                                           gravity=gravity)
+    return urdf, build
