@@ -1,0 +1,506 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The ``simulator`` node: a URDF arm integrated by the library's Simulator, seen over ROS.
+
+It stands in for a physical arm. It integrates the full joint-space dynamics (URDF damping
+and Coulomb friction, joint position limits, effort limits) at ``rate`` and publishes
+``/joint_states`` (position, velocity and the effort actually applied) at ``publish_rate``,
+both counted in simulated time. Effort commands arrive on two contracts:
+
+* ``/<controller_name>/commands`` (std_msgs/Float64MultiArray, one value per entry of
+  ``command_joints``): what ros2_controllers' JointGroupEffortController subscribes to, so
+  the gravity-compensation node drives the simulator and a real arm alike;
+* ``joint_commands_topic`` (sensor_msgs/JointState keyed by ``name``, ``effort`` field): what
+  topic_based_ros2_control's TopicBasedSystem publishes, so a controller_manager can use the
+  simulator as its hardware.
+
+A joint whose last command is older than ``command_timeout`` (wall clock, time of reception)
+gets zero effort. Rejected commands (wrong length, NaN/inf, unknown joint) are logged with a
+throttled warning and leave the previous command in place. See docs/SIMULATOR.md.
+
+The loop is one executor timer, no extra thread: each tick runs the steps that are owed
+(``elapsed wall time * rate * real_time_factor``) in chunks of ``rate / publish_rate`` steps
+with a publish after each chunk; with ``real_time_factor`` 0 the timer fires continuously and
+each tick runs chunks for a few milliseconds of wall time, then returns to the executor so
+commands and service calls are served between batches.
+"""
+
+import math
+import time
+from typing import Any
+import xml.etree.ElementTree as ElementTree
+
+from builtin_interfaces.msg import Time
+import numpy as np
+from numpy.typing import NDArray
+from rcl_interfaces.msg import ParameterDescriptor
+import rclpy
+from rclpy.exceptions import ParameterUninitializedException
+from rclpy.executors import ExternalShutdownException
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64, Float64MultiArray, String
+from std_srvs.srv import SetBool, Trigger
+
+from manip_dynamics.robot_model import RobotModel
+from manip_dynamics.simulation import Simulator
+
+FloatArray = NDArray[np.float64]
+
+INTEGRATORS = ('semi_implicit_euler', 'rk4')
+LIMIT_MODES = ('spring', 'hard', 'none')
+# Wall-clock budget of one timer tick when running as fast as possible [s].
+FAST_TICK_BUDGET = 0.005
+# Largest backlog caught up when the loop falls behind the wall clock [s of wall time].
+MAX_BACKLOG = 0.2
+THROTTLE = 1.0
+
+
+def default_initial_positions(model: RobotModel, urdf_xml: str) -> FloatArray:
+    """
+    Return the start pose used when ``initial_positions`` is not set.
+
+    Per joint: the ``initial_value`` of the position state interface in the URDF's
+    ``<ros2_control>`` block when there is one (cobot7 gives the Panda 'ready' pose there),
+    otherwise 0 clamped into the joint's position limits (cobot7's joint 4 excludes 0).
+
+    :param model: The robot model.
+    :param urdf_xml: The URDF text the model was loaded from.
+    :return: Joint positions [rad or m] in model order, shape (n,).
+    """
+    q0 = np.clip(np.zeros(model.dof), model.position_lower, model.position_upper)
+    try:
+        root = ElementTree.fromstring(urdf_xml)
+    except ElementTree.ParseError:
+        return q0
+    for block in root.iter('ros2_control'):
+        for joint in block.iter('joint'):
+            name = joint.get('name')
+            if name not in model.joint_names:
+                continue
+            for state in joint.iter('state_interface'):
+                if state.get('name') != 'position':
+                    continue
+                for param in state.iter('param'):
+                    if param.get('name') != 'initial_value':
+                        continue
+                    try:
+                        value = float((param.text or '').strip())
+                    except ValueError:
+                        continue
+                    i = model.joint_index(name)
+                    if math.isfinite(value):
+                        q0[i] = min(max(value, model.position_lower[i]),
+                                    model.position_upper[i])
+    return q0
+
+
+def time_msg(seconds: float) -> Time:
+    """
+    Convert a time in seconds to builtin_interfaces/Time.
+
+    :param seconds: Time [s], >= 0.
+    :return: The message.
+    """
+    sec = int(math.floor(seconds))
+    nanosec = int(round((seconds - sec) * 1e9))
+    if nanosec >= 1_000_000_000:
+        sec += 1
+        nanosec -= 1_000_000_000
+    return Time(sec=sec, nanosec=nanosec)
+
+
+class SimulatorNode(Node):
+    """Integrate the arm's dynamics and publish its joint state (see the module docstring)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        """
+        Declare the parameters, topics and services; load the model when it is given.
+
+        :param kwargs: Passed to :class:`rclpy.node.Node` (e.g. ``parameter_overrides``).
+        """
+        super().__init__('simulator', **kwargs)
+        self._declare_parameters()
+        p = self._params
+        if p['rate'] <= 0.0 or p['publish_rate'] <= 0.0:
+            raise ValueError('rate and publish_rate must be > 0, got %r and %r' % (
+                p['rate'], p['publish_rate']))
+        if not (math.isfinite(p['real_time_factor']) and p['real_time_factor'] >= 0.0):
+            raise ValueError('real_time_factor must be >= 0 (0 = as fast as possible), got %r'
+                             % p['real_time_factor'])
+        if p['integrator'] not in INTEGRATORS:
+            raise ValueError('integrator must be one of %s, got %r'
+                             % (INTEGRATORS, p['integrator']))
+        if p['limits'] not in LIMIT_MODES:
+            raise ValueError('limits must be one of %s, got %r' % (LIMIT_MODES, p['limits']))
+        if len(p['gravity']) != 3 or not all(math.isfinite(g) for g in p['gravity']):
+            raise ValueError('gravity must be 3 finite numbers, got %r' % (p['gravity'],))
+        if not (math.isfinite(p['command_timeout']) and p['command_timeout'] > 0.0):
+            raise ValueError('command_timeout must be > 0 [s], got %r' % p['command_timeout'])
+        self._steps_per_publish = max(1, int(round(p['rate'] / p['publish_rate'])))
+
+        self._model: RobotModel | None = None
+        self._sim = None
+        self._command_index = np.zeros(0, dtype=np.int64)
+        self._command = np.zeros(0)
+        self._command_stamp = np.zeros(0)
+        self._q0 = np.zeros(0)
+        self._paused = bool(p['start_paused'])
+        self._steps = 0
+        self._until_publish = self._steps_per_publish
+        self._anchor_wall = time.monotonic()
+        self._anchor_steps = 0
+        self._rejected = 0
+
+        self._joint_states_pub = self.create_publisher(JointState, '/joint_states', 10)
+        self._clock_pub = (self.create_publisher(Clock, '/clock', 10)
+                           if p['publish_clock'] else None)
+        self._energy_pub = (self.create_publisher(Float64, '~/energy', 10)
+                            if p['publish_energy'] else None)
+        controller = p['controller_name'].strip('/')
+        self._commands_topic = '/%s/commands' % controller
+        self.create_subscription(Float64MultiArray, self._commands_topic,
+                                 self.commands_callback, 10)
+        self.create_subscription(JointState, p['joint_commands_topic'],
+                                 self.joint_commands_callback, 10)
+        self.create_service(Trigger, '~/reset', self.reset_callback)
+        self.create_service(SetBool, '~/pause', self.pause_callback)
+
+        if p['robot_description']:
+            self._load(p['robot_description'])
+        else:
+            latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                                 reliability=ReliabilityPolicy.RELIABLE)
+            self.create_subscription(String, '/robot_description',
+                                     self.robot_description_callback, latched)
+            self.get_logger().info('waiting for the URDF on /robot_description')
+
+        rtf = p['real_time_factor']
+        period = 0.0 if rtf == 0.0 else min(max(1.0 / p['publish_rate'], 0.001), 0.02)
+        self._timer = self.create_timer(period, self.step_callback)
+
+    # ------------------------------------------------------------------ parameters
+    def _declare_parameters(self) -> None:
+        """Declare every parameter and read them into ``self._params``."""
+        defaults = {
+            'robot_description': '',
+            'rate': 1000.0,
+            'publish_rate': 250.0,
+            'integrator': 'semi_implicit_euler',
+            'real_time_factor': 1.0,
+            'publish_clock': False,
+            'publish_energy': False,
+            'controller_name': 'effort_controller',
+            'joint_commands_topic': '/joint_commands',
+            'command_timeout': 0.1,
+            'gravity': [0.0, 0.0, -9.81],
+            'include_friction': True,
+            'limits': 'spring',
+            'clamp_effort': True,
+            'start_paused': False,
+        }
+        docs = {
+            'robot_description': 'URDF text; empty: read /robot_description (transient local)',
+            'rate': 'integration rate [Hz] (simulated time)',
+            'publish_rate': '/joint_states rate [Hz] (simulated time)',
+            'integrator': 'semi_implicit_euler or rk4',
+            'real_time_factor': 'simulated / wall time; 0 = as fast as possible',
+            'publish_clock': 'publish /clock; joint_states stamps then carry simulated time',
+            'publish_energy': 'publish ~/energy (total mechanical energy [J])',
+            'controller_name': 'Float64MultiArray commands on /<controller_name>/commands',
+            'joint_commands_topic': 'sensor_msgs/JointState effort commands keyed by name',
+            'command_timeout': 'commands older than this [s, wall clock] drop to zero',
+            'gravity': 'gravity acceleration in the root link frame [m/s^2]',
+            'include_friction': 'apply the URDF <dynamics> damping and friction',
+            'limits': 'joint position limits: spring, hard or none',
+            'clamp_effort': 'clamp commands to the URDF effort limits',
+            'start_paused': 'start paused (call ~/pause with false to run)',
+        }
+        params: dict[str, Any] = {}
+        for name, default in defaults.items():
+            params[name] = self.declare_parameter(
+                name, default, ParameterDescriptor(description=docs[name])).value
+        for name, kind, doc in (
+                ('initial_positions', Parameter.Type.DOUBLE_ARRAY,
+                 'start pose in model order [rad or m]; empty: ros2_control initial_value '
+                 'or 0 clamped into the limits'),
+                ('command_joints', Parameter.Type.STRING_ARRAY,
+                 'joint order of the Float64MultiArray commands; empty: model order')):
+            self.declare_parameter(name, kind, ParameterDescriptor(description=doc))
+            try:
+                params[name] = list(self.get_parameter(name).value)
+            except ParameterUninitializedException:
+                params[name] = []
+        params['gravity'] = [float(g) for g in params['gravity']]
+        for name in ('rate', 'publish_rate', 'real_time_factor', 'command_timeout'):
+            params[name] = float(params[name])
+        self._params = params
+
+    # ------------------------------------------------------------------ model
+    def _load(self, urdf_xml: str) -> bool:
+        """
+        Build the model and the simulator from URDF text; keep the old ones on failure.
+
+        :param urdf_xml: URDF text.
+        :return: Whether the new model is in use.
+        """
+        p = self._params
+        try:
+            model = RobotModel.from_urdf_string(urdf_xml, gravity=p['gravity'])
+            names = p['command_joints'] or list(model.joint_names)
+            index = np.array([model.joint_index(name) for name in names], dtype=np.int64)
+            if len(set(names)) != len(names):
+                raise ValueError('command_joints lists a joint twice: %s' % names)
+            if p['initial_positions']:
+                q0 = np.array(p['initial_positions'], dtype=np.float64)
+                if q0.shape != (model.dof,) or not np.all(np.isfinite(q0)):
+                    raise ValueError('initial_positions must be %d finite values in the order '
+                                     '%s, got %s' % (model.dof, list(model.joint_names),
+                                                     p['initial_positions']))
+            else:
+                q0 = default_initial_positions(model, urdf_xml)
+            sim = Simulator(model, q0, dt=1.0 / p['rate'], integrator=p['integrator'],
+                            include_friction=p['include_friction'], limits=p['limits'],
+                            clamp_effort=p['clamp_effort'])
+            # The first step compiles the kernels (seconds without a disk cache): do it on a
+            # throw-away copy so that the wall-clock schedule starts after it.
+            Simulator(model, q0, dt=1.0 / p['rate'], integrator=p['integrator'],
+                      include_friction=p['include_friction'], limits=p['limits'],
+                      clamp_effort=p['clamp_effort']).step(np.zeros(model.dof))
+            model.kinetic_energy(q0, np.zeros(model.dof))
+            model.potential_energy(q0)
+        except (ValueError, TypeError, RuntimeError) as err:
+            self.get_logger().error('robot model not (re)built: %s' % err)
+            return False
+        self._model = model
+        self._sim = sim
+        self._q0 = q0
+        self._command_names = names
+        self._command_index = index
+        self._command = np.zeros(model.dof)
+        self._command_stamp = np.full(model.dof, -math.inf)
+        self._restart_clock()
+        self.get_logger().info(
+            "simulating '%s' (%d joints) at %g Hz, publishing at %g Hz, real_time_factor %g, "
+            'start pose %s; commands on %s (%s) and %s' % (
+                model.name, model.dof, p['rate'], p['rate'] / self._steps_per_publish,
+                p['real_time_factor'], np.round(q0, 4).tolist(), self._commands_topic,
+                ', '.join(names), p['joint_commands_topic']))
+        self._publish()
+        return True
+
+    def _restart_clock(self) -> None:
+        """Re-anchor the wall-clock schedule at the current step."""
+        self._anchor_wall = time.monotonic()
+        self._anchor_steps = self._steps
+
+    # ------------------------------------------------------------------ callbacks
+    def robot_description_callback(self, msg: String) -> None:
+        """Load a URDF published on /robot_description."""
+        try:
+            self._load(msg.data)
+        except Exception as err:  # never die from a message
+            self.get_logger().error('bad /robot_description: %s' % err)
+
+    def _reject(self, text: str) -> None:
+        """Count a rejected command and warn (throttled)."""
+        self._rejected += 1
+        self.get_logger().warn('command rejected (%d so far): %s' % (self._rejected, text),
+                               throttle_duration_sec=THROTTLE)
+
+    def commands_callback(self, msg: Float64MultiArray) -> None:
+        """Take efforts in ``command_joints`` order (JointGroupEffortController contract)."""
+        try:
+            if self._model is None:
+                self._reject('no robot model yet')
+                return
+            values = np.asarray(msg.data, dtype=np.float64)
+            names = self._command_names
+            if values.shape != (len(names),):
+                self._reject('%s carries %d values, expected %d (command_joints: %s)' % (
+                    self._commands_topic, values.size, len(names), ', '.join(names)))
+                return
+            bad = ~np.isfinite(values)
+            if np.any(bad):
+                self._reject('%s has NaN/inf for %s' % (
+                    self._commands_topic, ', '.join(n for n, b in zip(names, bad) if b)))
+                return
+            self._command[self._command_index] = values
+            self._command_stamp[self._command_index] = time.monotonic()
+        except Exception as err:  # never die from a message
+            self._reject('%s: %s' % (self._commands_topic, err))
+
+    def joint_commands_callback(self, msg: JointState) -> None:
+        """Take name-keyed efforts (topic_based_ros2_control TopicBasedSystem contract)."""
+        try:
+            model = self._model
+            if model is None:
+                self._reject('no robot model yet')
+                return
+            topic = self._params['joint_commands_topic']
+            names = list(msg.name)
+            values = np.asarray(msg.effort, dtype=np.float64)
+            if not names or values.shape != (len(names),):
+                self._reject('%s has %d names and %d efforts' % (topic, len(names),
+                                                                 values.size))
+                return
+            unknown = [n for n in names if n not in model.joint_names]
+            if unknown:
+                self._reject('%s names unknown joints %s' % (topic, unknown))
+                return
+            if len(set(names)) != len(names):
+                self._reject('%s names a joint twice: %s' % (topic, names))
+                return
+            bad = ~np.isfinite(values)
+            if np.any(bad):
+                self._reject('%s has NaN/inf for %s' % (
+                    topic, ', '.join(n for n, b in zip(names, bad) if b)))
+                return
+            index = [model.joint_index(n) for n in names]
+            self._command[index] = values
+            self._command_stamp[index] = time.monotonic()
+        except Exception as err:  # never die from a message
+            self._reject('joint commands: %s' % err)
+
+    def reset_callback(self, request: Trigger.Request,
+                       response: Trigger.Response) -> Trigger.Response:
+        """Return to the initial pose at rest, simulated time 0, no commands."""
+        if self._sim is None:
+            response.success = False
+            response.message = 'no robot model yet'
+            return response
+        try:
+            self._sim.reset()
+        except Exception as err:
+            response.success = False
+            response.message = 'reset failed: %s' % err
+            return response
+        self._steps = 0
+        self._until_publish = self._steps_per_publish
+        self._command[:] = 0.0
+        self._command_stamp[:] = -math.inf
+        self._restart_clock()
+        if not self._paused:
+            self._publish()
+        response.success = True
+        response.message = 'reset to %s' % np.round(self._q0, 4).tolist()
+        return response
+
+    def pause_callback(self, request: SetBool.Request,
+                       response: SetBool.Response) -> SetBool.Response:
+        """Pause (data true: no stepping, no /joint_states) or resume the simulation."""
+        if not request.data and self._paused:
+            self._restart_clock()
+        self._paused = bool(request.data)
+        t = self._sim.t if self._sim is not None else 0.0
+        response.success = True
+        response.message = '%s at t = %.4f s' % ('paused' if self._paused else 'running', t)
+        return response
+
+    # ------------------------------------------------------------------ loop
+    def _effort(self) -> FloatArray:
+        """Return the commanded efforts, zero where the command is stale, model order."""
+        fresh = (time.monotonic() - self._command_stamp) <= self._params['command_timeout']
+        return np.where(fresh, self._command, 0.0)
+
+    def step_callback(self) -> None:
+        """Run the steps owed to the wall clock (or a batch when as fast as possible)."""
+        sim = self._sim
+        if sim is None or self._paused:
+            return
+        rate = self._params['rate']
+        rtf = self._params['real_time_factor']
+        start = time.monotonic()
+        if rtf > 0.0:
+            owed = (self._anchor_steps + int((start - self._anchor_wall) * rate * rtf)
+                    - self._steps)
+            backlog = max(self._steps_per_publish, int(MAX_BACKLOG * rate * rtf))
+            if owed > backlog:
+                self.get_logger().warn(
+                    'cannot keep up with real_time_factor %g: dropping %.3f s of simulated '
+                    'time' % (rtf, (owed - backlog) / rate), throttle_duration_sec=5.0)
+                self._anchor_wall = start
+                self._anchor_steps = self._steps + backlog
+                owed = backlog
+        else:
+            owed = -1
+        try:
+            while owed != 0:
+                chunk = self._until_publish if owed < 0 else min(owed, self._until_publish)
+                sim.step(self._effort(), steps=chunk)
+                self._steps += chunk
+                self._until_publish -= chunk
+                if owed > 0:
+                    owed -= chunk
+                if self._until_publish == 0:
+                    self._until_publish = self._steps_per_publish
+                    self._publish()
+                if owed < 0 and time.monotonic() - start > FAST_TICK_BUDGET:
+                    break
+        except Exception as err:
+            self._paused = True
+            self.get_logger().error('simulation paused after an integration error at t = '
+                                    '%.4f s: %s (call ~/reset)' % (sim.t, err))
+
+    def _publish(self) -> None:
+        """Publish /joint_states (and /clock, ~/energy when enabled) for the current state."""
+        sim = self._sim
+        model = self._model
+        if sim is None or model is None:
+            return
+        msg = JointState()
+        if self._clock_pub is not None:
+            stamp = time_msg(sim.t)
+            self._clock_pub.publish(Clock(clock=stamp))
+            msg.header.stamp = stamp
+        else:
+            msg.header.stamp = self.get_clock().now().to_msg()
+        msg.name = list(model.joint_names)
+        msg.position = np.asarray(sim.q, dtype=np.float64).tolist()
+        msg.velocity = np.asarray(sim.qd, dtype=np.float64).tolist()
+        msg.effort = np.asarray(sim.applied_effort, dtype=np.float64).tolist()
+        self._joint_states_pub.publish(msg)
+        if self._energy_pub is not None:
+            self._energy_pub.publish(Float64(data=float(sim.total_energy())))
+
+
+def main(args: list[str] | None = None) -> None:
+    """
+    Run the simulator node until shutdown.
+
+    :param args: Command-line arguments for rclpy (``--ros-args ...``).
+    """
+    rclpy.init(args=args)
+    node = None
+    try:
+        node = SimulatorNode()
+        rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    except ValueError as err:
+        print('simulator_node: %s' % err)
+        raise SystemExit(2)
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+
+
+if __name__ == '__main__':
+    main()
