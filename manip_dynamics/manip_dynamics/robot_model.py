@@ -35,9 +35,9 @@ Conventions used by every method (see docs/THEORY.md):
   and ``aba`` return.
 """
 
+from collections.abc import Iterable, Mapping, Sequence
 import math
 import threading
-from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -53,6 +53,7 @@ from manip_dynamics.algorithms.friction import friction_torques as _friction
 from manip_dynamics.algorithms.jacobians import (
     link_bias_acceleration, link_jacobian, link_pose)
 from manip_dynamics.algorithms.rnea import rnea as _rnea_kernel
+from manip_dynamics.batching import PARALLEL_MIN_STATES, run_batched
 from manip_dynamics.errors import InputError
 from manip_dynamics.model import load_urdf_file, load_urdf_string, RigidBodyTree
 from manip_dynamics.model.rigid_body_tree import combine_inertias
@@ -467,6 +468,18 @@ class RobotModel:
             out.append(a)
         return out, bool(single)
 
+    @staticmethod
+    def _call(kernel, head: tuple, batch: tuple, out: FloatArray, codes: int) -> int:
+        """Run ``kernel(*head, *batch, out)``, large batches split over the CPU cores."""
+        count = out.shape[0]
+        if count < PARALLEL_MIN_STATES:
+            return kernel(*head, *batch, out)
+
+        def run(lo: int, hi: int) -> int:
+            parts = [b[lo:hi] if b.shape[0] == count else b for b in batch]
+            return kernel(*head, *parts, out[lo:hi])
+        return run_batched(run, count, codes)
+
     def _raise_nonfinite(self, code: int, names: tuple[str, ...], arrays: list) -> None:
         if code < 0:
             raise InputError('mass matrix is not positive definite in state %d: a joint moves '
@@ -539,8 +552,9 @@ class RobotModel:
         a = self._arrays
         fext = self._body_wrenches(external_wrenches, q2.shape[0])
         out = np.empty(q2.shape)
-        code = _rnea_kernel(a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass, a.com,
-                            a.inertia, self._base_acc, q2, qd2, qdd2, fext, out)
+        code = self._call(_rnea_kernel, (a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass,
+                                         a.com, a.inertia, self._base_acc),
+                          (q2, qd2, qdd2, fext), out, 3)
         if code:
             self._raise_nonfinite(code, _STATE_ARGS[3], [q2, qd2, qdd2])
         if include_friction:
@@ -552,9 +566,9 @@ class RobotModel:
     def _bias(self, q2: FloatArray, qd2: FloatArray, base_acc: FloatArray) -> FloatArray:
         out = np.empty(q2.shape)
         a = self._arrays
-        code = _rnea_kernel(a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass, a.com,
-                            a.inertia, base_acc, q2, qd2, np.zeros(q2.shape),
-                            self._no_wrench, out)
+        code = self._call(_rnea_kernel, (a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass,
+                                         a.com, a.inertia, base_acc),
+                          (q2, qd2, np.zeros(q2.shape), self._no_wrench), out, 3)
         if code:
             self._raise_nonfinite(code, _STATE_ARGS[3], [q2, qd2, np.zeros(q2.shape)])
         return out
@@ -610,9 +624,10 @@ class RobotModel:
         (q2,), single = self._states(('q',), q)
         a = self._arrays
         out = np.empty((q2.shape[0], self._n, self._n))
-        code = _crba_kernel(a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass, a.com,
-                            a.inertia, self._armature if include_armature else self._zero_n,
-                            q2, out)
+        code = self._call(_crba_kernel, (a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass,
+                                         a.com, a.inertia,
+                                         self._armature if include_armature else self._zero_n),
+                          (q2,), out, 1)
         if code:
             self._raise_nonfinite(code, ('q',), [q2])
         return out[0] if single else out
@@ -631,8 +646,8 @@ class RobotModel:
         (q2, qd2), single = self._states(_STATE_ARGS[2], q, qd)
         a = self._arrays
         out = np.empty((q2.shape[0], self._n, self._n))
-        code = _coriolis_kernel(a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass, a.com,
-                                a.inertia, q2, qd2, out)
+        code = self._call(_coriolis_kernel, (a.parent, a.kind, a.axis, a.R_tree, a.p_tree,
+                                             a.mass, a.com, a.inertia), (q2, qd2), out, 2)
         if code:
             self._raise_nonfinite(code, _STATE_ARGS[2], [q2, qd2])
         return out[0] if single else out
@@ -679,9 +694,10 @@ class RobotModel:
                 self._raise_nonfinite(2, ('q', 'qd', 'tau'), [q2, qd2, tau2])
             tau2 = tau2 - _friction(qd2, self._damping, self._coulomb, self._friction_velocity)
         out = np.empty(q2.shape)
-        code = _fd_kernel(a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass, a.com,
-                          a.inertia, self._armature if include_armature else self._zero_n,
-                          self._base_acc, q2, qd2, tau2, fext, out)
+        code = self._call(_fd_kernel, (a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass,
+                                       a.com, a.inertia,
+                                       self._armature if include_armature else self._zero_n,
+                                       self._base_acc), (q2, qd2, tau2, fext), out, 3)
         if code:
             self._raise_nonfinite(code, ('q', 'qd', 'tau'), [q2, qd2, tau2])
         return out[0] if single else out
@@ -716,8 +732,8 @@ class RobotModel:
         (q2,), single = self._states(('q',), q)
         a = self._arrays
         out = np.empty(q2.shape[0])
-        code = _potential_kernel(a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass, a.com,
-                                 self._gravity, q2, out)
+        code = self._call(_potential_kernel, (a.parent, a.kind, a.axis, a.R_tree, a.p_tree,
+                                              a.mass, a.com, self._gravity), (q2,), out, 1)
         if code:
             self._raise_nonfinite(code, ('q',), [q2])
         return float(out[0]) if single else out

@@ -20,7 +20,9 @@ allocation happens inside the kernels' inner loops.  Matrices are (3, 3) array v
 
 from numba import njit
 
-_JIT = dict(cache=True, nogil=True, inline='always')
+from manip_dynamics.algorithms._jit import JIT_OPTIONS
+
+_JIT = dict(JIT_OPTIONS, inline='always')
 
 
 @njit(**_JIT)

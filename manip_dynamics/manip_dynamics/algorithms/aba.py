@@ -24,12 +24,13 @@ forces outward, articulated inertias inward, accelerations outward; gravity as a
 acceleration.
 """
 
-import numpy as np
 from numba import njit
+import numpy as np
 
+from manip_dynamics.algorithms._jit import JIT_OPTIONS
 from manip_dynamics.algorithms.kinematics import all_finite, joint_transforms
 
-_JIT = dict(cache=True, nogil=True)
+_JIT = JIT_OPTIONS
 
 
 @njit(**_JIT)

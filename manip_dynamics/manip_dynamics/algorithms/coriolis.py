@@ -29,12 +29,13 @@ in one frame, subtree sums ``Ic_d = sum I_i``, ``Bc_d = sum B_i`` give, for join
 O(n d) after O(n) 6x6 products.
 """
 
-import numpy as np
 from numba import njit
+import numpy as np
 
+from manip_dynamics.algorithms._jit import JIT_OPTIONS
 from manip_dynamics.algorithms.kinematics import all_finite, joint_transforms, world_poses
 
-_JIT = dict(cache=True, nogil=True)
+_JIT = JIT_OPTIONS
 
 
 @njit(**_JIT)

@@ -21,13 +21,14 @@ body is reached; the force it takes to accelerate the composite along joint ``i`
 motion axis, carried up the ancestors, gives column ``i``.  Cost: O(n d), d = depth.
 """
 
-import numpy as np
 from numba import njit
+import numpy as np
 
+from manip_dynamics.algorithms._jit import JIT_OPTIONS
 from manip_dynamics.algorithms._vec3 import add, cross, dot, load, matvec, scale, store
 from manip_dynamics.algorithms.kinematics import all_finite, joint_transforms
 
-_JIT = dict(cache=True, nogil=True)
+_JIT = JIT_OPTIONS
 
 
 @njit(**_JIT)

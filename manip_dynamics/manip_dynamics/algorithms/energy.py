@@ -18,12 +18,13 @@ The kinetic energy ``k = 1/2 qd^T M(q) qd`` (Craig eq. 6.69) is computed by the 
 the mass matrix.  The zero of the potential is at the root origin.
 """
 
-import numpy as np
 from numba import njit
+import numpy as np
 
+from manip_dynamics.algorithms._jit import JIT_OPTIONS
 from manip_dynamics.algorithms.kinematics import all_finite, joint_transforms, world_poses
 
-_JIT = dict(cache=True, nogil=True)
+_JIT = JIT_OPTIONS
 
 
 @njit(**_JIT)

@@ -25,14 +25,15 @@ benchmarks/forward_dynamics_methods.py, table in docs/BENCHMARKS.md).
 
 import math
 
-import numpy as np
 from numba import njit
+import numpy as np
 
+from manip_dynamics.algorithms._jit import JIT_OPTIONS
 from manip_dynamics.algorithms.crba import crba_state
 from manip_dynamics.algorithms.kinematics import all_finite, joint_transforms
 from manip_dynamics.algorithms.rnea import rnea_state
 
-_JIT = dict(cache=True, nogil=True)
+_JIT = JIT_OPTIONS
 
 
 @njit(**_JIT)

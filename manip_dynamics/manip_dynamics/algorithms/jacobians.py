@@ -21,14 +21,15 @@ for a prismatic joint ``[z_k; 0]``; other columns are zero.  Frames: 'world' use
 frame's axes, 'link' the link's own axes; the reference point is the link origin in both.
 """
 
-import numpy as np
 from numba import njit
+import numpy as np
 
+from manip_dynamics.algorithms._jit import JIT_OPTIONS
 from manip_dynamics.algorithms._vec3 import add, cross, load, matTvec, matvec, sub
 from manip_dynamics.algorithms.kinematics import (
     joint_transforms, outward_pass, point_acceleration, world_poses)
 
-_JIT = dict(cache=True, nogil=True)
+_JIT = JIT_OPTIONS
 
 
 @njit(**_JIT)

@@ -23,10 +23,11 @@ import math
 
 from numba import njit
 
+from manip_dynamics.algorithms._jit import JIT_OPTIONS
 from manip_dynamics.algorithms._vec3 import (
     add, cross, dot, load, matTvec, matvec, scale, store)
 
-_JIT = dict(cache=True, nogil=True)
+_JIT = JIT_OPTIONS
 
 
 @njit(**_JIT)

@@ -22,13 +22,14 @@ Gravity enters as an upward acceleration of the base (Craig sec. 6.5).  Kinemati
 the inward pass adds every child's force to its parent.  Cost: O(n).
 """
 
-import numpy as np
 from numba import njit
+import numpy as np
 
+from manip_dynamics.algorithms._jit import JIT_OPTIONS
 from manip_dynamics.algorithms._vec3 import add, cross, dot, load, matvec, scale, store, sub
 from manip_dynamics.algorithms.kinematics import all_finite, joint_transforms, outward_pass
 
-_JIT = dict(cache=True, nogil=True)
+_JIT = JIT_OPTIONS
 
 
 @njit(**_JIT)
