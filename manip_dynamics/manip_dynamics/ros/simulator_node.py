@@ -39,6 +39,7 @@ commands and service calls are served between batches.
 """
 
 import math
+import sys
 import time
 from typing import Any
 import xml.etree.ElementTree as ElementTree
@@ -48,17 +49,19 @@ import numpy as np
 from numpy.typing import NDArray
 from rcl_interfaces.msg import ParameterDescriptor
 import rclpy
-from rclpy.exceptions import ParameterUninitializedException
+from rclpy.exceptions import ParameterException, ParameterUninitializedException
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64, Float64MultiArray, String
+from std_msgs.msg import Float64, Float64MultiArray
 from std_srvs.srv import SetBool, Trigger
 
 from manip_dynamics.robot_model import RobotModel
+from manip_dynamics.ros.robot_description import (
+    declare_model_parameters, param_bool, param_float, param_string, param_strings,
+    RobotDescriptionSource, StartupError)
 from manip_dynamics.simulation import Simulator
 
 FloatArray = NDArray[np.float64]
@@ -134,29 +137,17 @@ class SimulatorNode(Node):
         Declare the parameters, topics and services; load the model when it is given.
 
         :param kwargs: Passed to :class:`rclpy.node.Node` (e.g. ``parameter_overrides``).
+        :raises StartupError: A bad parameter, or a robot_description that does not load.
         """
         super().__init__('simulator', **kwargs)
-        self._declare_parameters()
-        p = self._params
-        if p['rate'] <= 0.0 or p['publish_rate'] <= 0.0:
-            raise ValueError('rate and publish_rate must be > 0, got %r and %r' % (
-                p['rate'], p['publish_rate']))
-        if not (math.isfinite(p['real_time_factor']) and p['real_time_factor'] >= 0.0):
-            raise ValueError('real_time_factor must be >= 0 (0 = as fast as possible), got %r'
-                             % p['real_time_factor'])
-        if p['integrator'] not in INTEGRATORS:
-            raise ValueError('integrator must be one of %s, got %r'
-                             % (INTEGRATORS, p['integrator']))
-        if p['limits'] not in LIMIT_MODES:
-            raise ValueError('limits must be one of %s, got %r' % (LIMIT_MODES, p['limits']))
-        if len(p['gravity']) != 3 or not all(math.isfinite(g) for g in p['gravity']):
-            raise ValueError('gravity must be 3 finite numbers, got %r' % (p['gravity'],))
-        if not (math.isfinite(p['command_timeout']) and p['command_timeout'] > 0.0):
-            raise ValueError('command_timeout must be > 0 [s], got %r' % p['command_timeout'])
+        urdf, build = declare_model_parameters(self)
+        p = self._declare_parameters()
+        self._params = p
         self._steps_per_publish = max(1, int(round(p['rate'] / p['publish_rate'])))
 
         self._model: RobotModel | None = None
-        self._sim = None
+        self._sim: Simulator | None = None
+        self._command_names: list[str] = []
         self._command_index = np.zeros(0, dtype=np.int64)
         self._command = np.zeros(0)
         self._command_stamp = np.zeros(0)
@@ -173,8 +164,7 @@ class SimulatorNode(Node):
                            if p['publish_clock'] else None)
         self._energy_pub = (self.create_publisher(Float64, '~/energy', 10)
                             if p['publish_energy'] else None)
-        controller = p['controller_name'].strip('/')
-        self._commands_topic = '/%s/commands' % controller
+        self._commands_topic = '/%s/commands' % p['controller_name'].strip('/')
         self.create_subscription(Float64MultiArray, self._commands_topic,
                                  self.commands_callback, 10)
         self.create_subscription(JointState, p['joint_commands_topic'],
@@ -182,112 +172,114 @@ class SimulatorNode(Node):
         self.create_service(Trigger, '~/reset', self.reset_callback)
         self.create_service(SetBool, '~/pause', self.pause_callback)
 
-        if p['robot_description']:
-            self._load(p['robot_description'])
-        else:
-            latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
-                                 reliability=ReliabilityPolicy.RELIABLE)
-            self.create_subscription(String, '/robot_description',
-                                     self.robot_description_callback, latched)
-            self.get_logger().info('waiting for the URDF on /robot_description')
+        def build_and_keep_text(xml: str) -> RobotModel:
+            self._pending_urdf = xml
+            return build(xml)
+        self._pending_urdf = ''
+        self._source = RobotDescriptionSource(self, urdf, build_and_keep_text,
+                                              on_model=self._prepare)
 
         rtf = p['real_time_factor']
         period = 0.0 if rtf == 0.0 else min(max(1.0 / p['publish_rate'], 0.001), 0.02)
         self._timer = self.create_timer(period, self.step_callback)
 
     # ------------------------------------------------------------------ parameters
-    def _declare_parameters(self) -> None:
-        """Declare every parameter and read them into ``self._params``."""
-        defaults = {
-            'robot_description': '',
-            'rate': 1000.0,
-            'publish_rate': 250.0,
-            'integrator': 'semi_implicit_euler',
-            'real_time_factor': 1.0,
-            'publish_clock': False,
-            'publish_energy': False,
-            'controller_name': 'effort_controller',
-            'joint_commands_topic': '/joint_commands',
-            'command_timeout': 0.1,
-            'gravity': [0.0, 0.0, -9.81],
-            'include_friction': True,
-            'limits': 'spring',
-            'clamp_effort': True,
-            'start_paused': False,
+    def _declare_parameters(self) -> dict[str, Any]:
+        """
+        Declare the simulator's own parameters (the model ones are shared with the nodes).
+
+        :return: Parameter name -> value.
+        :raises StartupError: A malformed or out-of-range value.
+        """
+        p: dict[str, Any] = {
+            'rate': param_float(self, 'rate', 1000.0,
+                                'Integration rate [Hz] (simulated time)', low=0.0,
+                                low_open=True),
+            'publish_rate': param_float(self, 'publish_rate', 250.0,
+                                        '/joint_states rate [Hz] (simulated time)', low=0.0,
+                                        low_open=True),
+            'integrator': param_string(self, 'integrator', 'semi_implicit_euler',
+                                       'semi_implicit_euler or rk4'),
+            'real_time_factor': param_float(
+                self, 'real_time_factor', 1.0,
+                'Simulated time / wall time; 0 = as fast as possible', low=0.0),
+            'publish_clock': param_bool(
+                self, 'publish_clock', False,
+                'Publish /clock; /joint_states stamps then carry simulated time'),
+            'publish_energy': param_bool(self, 'publish_energy', False,
+                                         'Publish ~/energy: kinetic + potential energy [J]'),
+            'controller_name': param_string(
+                self, 'controller_name', 'effort_controller',
+                'Float64MultiArray effort commands arrive on /<controller_name>/commands'),
+            'command_joints': param_strings(
+                self, 'command_joints',
+                'Joint order of the Float64MultiArray commands; empty = model order'),
+            'joint_commands_topic': param_string(
+                self, 'joint_commands_topic', '/joint_commands',
+                'sensor_msgs/JointState effort commands keyed by name'),
+            'command_timeout': param_float(
+                self, 'command_timeout', 0.1,
+                'A joint whose last command is older than this [s, wall clock] gets 0 effort',
+                low=0.0, low_open=True),
+            'include_friction': param_bool(self, 'include_friction', True,
+                                           'Apply the URDF <dynamics> damping and friction'),
+            'limits': param_string(self, 'limits', 'spring',
+                                   'Joint position limits: spring, hard or none'),
+            'clamp_effort': param_bool(self, 'clamp_effort', True,
+                                       'Clamp commands to the URDF effort limits'),
+            'start_paused': param_bool(self, 'start_paused', False,
+                                       'Start paused; call ~/pause with false to run'),
         }
-        docs = {
-            'robot_description': 'URDF text; empty: read /robot_description (transient local)',
-            'rate': 'integration rate [Hz] (simulated time)',
-            'publish_rate': '/joint_states rate [Hz] (simulated time)',
-            'integrator': 'semi_implicit_euler or rk4',
-            'real_time_factor': 'simulated / wall time; 0 = as fast as possible',
-            'publish_clock': 'publish /clock; joint_states stamps then carry simulated time',
-            'publish_energy': 'publish ~/energy (total mechanical energy [J])',
-            'controller_name': 'Float64MultiArray commands on /<controller_name>/commands',
-            'joint_commands_topic': 'sensor_msgs/JointState effort commands keyed by name',
-            'command_timeout': 'commands older than this [s, wall clock] drop to zero',
-            'gravity': 'gravity acceleration in the root link frame [m/s^2]',
-            'include_friction': 'apply the URDF <dynamics> damping and friction',
-            'limits': 'joint position limits: spring, hard or none',
-            'clamp_effort': 'clamp commands to the URDF effort limits',
-            'start_paused': 'start paused (call ~/pause with false to run)',
-        }
-        params: dict[str, Any] = {}
-        for name, default in defaults.items():
-            params[name] = self.declare_parameter(
-                name, default, ParameterDescriptor(description=docs[name])).value
-        for name, kind, doc in (
-                ('initial_positions', Parameter.Type.DOUBLE_ARRAY,
-                 'start pose in model order [rad or m]; empty: ros2_control initial_value '
-                 'or 0 clamped into the limits'),
-                ('command_joints', Parameter.Type.STRING_ARRAY,
-                 'joint order of the Float64MultiArray commands; empty: model order')):
-            self.declare_parameter(name, kind, ParameterDescriptor(description=doc))
-            try:
-                params[name] = list(self.get_parameter(name).value)
-            except ParameterUninitializedException:
-                params[name] = []
-        params['gravity'] = [float(g) for g in params['gravity']]
-        for name in ('rate', 'publish_rate', 'real_time_factor', 'command_timeout'):
-            params[name] = float(params[name])
-        self._params = params
+        if p['integrator'] not in INTEGRATORS:
+            raise StartupError('parameter integrator must be one of %s, got %r'
+                               % (INTEGRATORS, p['integrator']))
+        if p['limits'] not in LIMIT_MODES:
+            raise StartupError('parameter limits must be one of %s, got %r'
+                               % (LIMIT_MODES, p['limits']))
+        if not p['controller_name'].strip('/'):
+            raise StartupError('parameter controller_name must not be empty')
+        self.declare_parameter(
+            'initial_positions', Parameter.Type.DOUBLE_ARRAY,
+            ParameterDescriptor(description='Start pose in model order [rad or m], floats; '
+                                'empty = ros2_control initial_value, else 0 clamped into '
+                                'the limits', read_only=True))
+        try:
+            p['initial_positions'] = [float(v) for v in
+                                      self.get_parameter('initial_positions').value]
+        except ParameterUninitializedException:
+            p['initial_positions'] = []
+        return p
 
     # ------------------------------------------------------------------ model
-    def _load(self, urdf_xml: str) -> bool:
+    def _prepare(self, model: RobotModel) -> None:
         """
-        Build the model and the simulator from URDF text; keep the old ones on failure.
+        Build the simulator for a new model, or raise ValueError to reject the model.
 
-        :param urdf_xml: URDF text.
-        :return: Whether the new model is in use.
+        :param model: The model just built from ``self._pending_urdf``.
+        :raises ValueError: command_joints or initial_positions do not fit the model.
         """
         p = self._params
-        try:
-            model = RobotModel.from_urdf_string(urdf_xml, gravity=p['gravity'])
-            names = p['command_joints'] or list(model.joint_names)
-            index = np.array([model.joint_index(name) for name in names], dtype=np.int64)
-            if len(set(names)) != len(names):
-                raise ValueError('command_joints lists a joint twice: %s' % names)
-            if p['initial_positions']:
-                q0 = np.array(p['initial_positions'], dtype=np.float64)
-                if q0.shape != (model.dof,) or not np.all(np.isfinite(q0)):
-                    raise ValueError('initial_positions must be %d finite values in the order '
-                                     '%s, got %s' % (model.dof, list(model.joint_names),
-                                                     p['initial_positions']))
-            else:
-                q0 = default_initial_positions(model, urdf_xml)
-            sim = Simulator(model, q0, dt=1.0 / p['rate'], integrator=p['integrator'],
-                            include_friction=p['include_friction'], limits=p['limits'],
-                            clamp_effort=p['clamp_effort'])
-            # The first step compiles the kernels (seconds without a disk cache): do it on a
-            # throw-away copy so that the wall-clock schedule starts after it.
-            Simulator(model, q0, dt=1.0 / p['rate'], integrator=p['integrator'],
-                      include_friction=p['include_friction'], limits=p['limits'],
-                      clamp_effort=p['clamp_effort']).step(np.zeros(model.dof))
-            model.kinetic_energy(q0, np.zeros(model.dof))
-            model.potential_energy(q0)
-        except (ValueError, TypeError, RuntimeError) as err:
-            self.get_logger().error('robot model not (re)built: %s' % err)
-            return False
+        names = p['command_joints'] or list(model.joint_names)
+        index = np.array([model.joint_index(name) for name in names], dtype=np.int64)
+        if len(set(names)) != len(names):
+            raise StartupError('command_joints lists a joint twice: %s' % names)
+        if p['initial_positions']:
+            q0 = np.array(p['initial_positions'], dtype=np.float64)
+            if q0.shape != (model.dof,) or not np.all(np.isfinite(q0)):
+                raise StartupError(
+                    'initial_positions must be %d finite values in the order %s, got %s'
+                    % (model.dof, list(model.joint_names), p['initial_positions']))
+        else:
+            q0 = default_initial_positions(model, self._pending_urdf)
+        options = {'dt': 1.0 / p['rate'], 'integrator': p['integrator'],
+                   'include_friction': p['include_friction'], 'limits': p['limits'],
+                   'clamp_effort': p['clamp_effort']}
+        sim = Simulator(model, q0, **options)
+        # The first step compiles the kernels (seconds without a disk cache): do it on a
+        # throw-away copy so that the wall-clock schedule starts after it.
+        Simulator(model, q0, **options).step(np.zeros(model.dof))
+        model.kinetic_energy(q0, np.zeros(model.dof))
+        model.potential_energy(q0)
         self._model = model
         self._sim = sim
         self._q0 = q0
@@ -295,15 +287,18 @@ class SimulatorNode(Node):
         self._command_index = index
         self._command = np.zeros(model.dof)
         self._command_stamp = np.full(model.dof, -math.inf)
+        self._steps = 0
+        self._until_publish = self._steps_per_publish
         self._restart_clock()
         self.get_logger().info(
             "simulating '%s' (%d joints) at %g Hz, publishing at %g Hz, real_time_factor %g, "
-            'start pose %s; commands on %s (%s) and %s' % (
+            'start pose %s%s; commands on %s (%s) and %s' % (
                 model.name, model.dof, p['rate'], p['rate'] / self._steps_per_publish,
-                p['real_time_factor'], np.round(q0, 4).tolist(), self._commands_topic,
+                p['real_time_factor'], np.round(q0, 4).tolist(),
+                ' (paused)' if self._paused else '', self._commands_topic,
                 ', '.join(names), p['joint_commands_topic']))
-        self._publish()
-        return True
+        if not self._paused:
+            self._publish()
 
     def _restart_clock(self) -> None:
         """Re-anchor the wall-clock schedule at the current step."""
@@ -311,13 +306,6 @@ class SimulatorNode(Node):
         self._anchor_steps = self._steps
 
     # ------------------------------------------------------------------ callbacks
-    def robot_description_callback(self, msg: String) -> None:
-        """Load a URDF published on /robot_description."""
-        try:
-            self._load(msg.data)
-        except Exception as err:  # never die from a message
-            self.get_logger().error('bad /robot_description: %s' % err)
-
     def _reject(self, text: str) -> None:
         """Count a rejected command and warn (throttled)."""
         self._rejected += 1
@@ -493,8 +481,8 @@ def main(args: list[str] | None = None) -> None:
         rclpy.spin(node)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
-    except ValueError as err:
-        print('simulator_node: %s' % err)
+    except (ValueError, ParameterException) as err:
+        print('simulator_node: %s' % err, file=sys.stderr)
         raise SystemExit(2)
     finally:
         if node is not None:
