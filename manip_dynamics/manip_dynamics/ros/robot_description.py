@@ -28,6 +28,7 @@ import math
 import threading
 from typing import Any
 
+import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.callback_groups import CallbackGroup
 from rclpy.exceptions import ParameterUninitializedException
@@ -56,6 +57,33 @@ class StartupError(ManipDynamicsError):
 
 ModelBuilder = Callable[[str], RobotModel]
 ModelAccepted = Callable[[RobotModel], None]
+
+
+def warm_up(model: RobotModel) -> None:
+    """
+    Call every dynamics kernel once at q = 0, so the first message or request is fast.
+
+    The numba kernels compile (or load from the on-disk cache) on their first call, which
+    takes from a fraction of a second to tens of seconds; a node does it while loading its
+    model rather than inside a control loop.
+
+    :param model: The model to exercise (not modified).
+    """
+    zero = np.zeros(model.dof)
+    tip = model.tip_link or model.link_names[-1]
+    calls = (lambda: model.inverse_dynamics(zero, zero, zero),
+             lambda: model.gravity_torques(zero),
+             lambda: model.coriolis_torques(zero, zero),
+             lambda: model.friction_torques(zero),
+             lambda: model.mass_matrix(zero),
+             lambda: model.coriolis_matrix(zero, zero),
+             lambda: model.forward_dynamics(zero, zero, zero),
+             lambda: model.cartesian_dynamics(zero, zero, tip))
+    for call in calls:
+        try:
+            call()
+        except ValueError:
+            pass  # e.g. a singular M at q = 0: the kernel is compiled all the same
 
 
 class RobotDescriptionSource:
@@ -112,6 +140,7 @@ class RobotDescriptionSource:
         """Build, vet and install a model; raise ValueError and keep the old one on failure."""
         with self._lock:
             model = self._build(urdf)
+            warm_up(model)
             if self._on_model is not None:
                 self._on_model(model)
             self._model = model
