@@ -20,7 +20,8 @@ command -v c++ >/dev/null 2>&1 || missing+=('C++ compiler (c++)')
 command -v cmake >/dev/null 2>&1 || missing+=('cmake')
 command -v make >/dev/null 2>&1 || missing+=('make')
 if (( ${#missing[@]} )); then
-  md_die "missing system tools: ${missing[*]}." \
+  joined=$(printf '%s, ' "${missing[@]}")
+  md_die "missing system tools: ${joined%, }." \
     "On Debian/Ubuntu: sudo apt-get install build-essential cmake"
 fi
 
@@ -79,7 +80,7 @@ if [[ -z "${MD_FORCE_SETUP:-}" && -x "${MD_VENV}/bin/python" && -f "${stamp_file
 fi
 
 # --- venv and pip ---------------------------------------------------------------------------
-echo "setup: installing ROS 2 ${MD_DISTRO} from PyPI into ${MD_VENV} (first run: a few minutes)"
+echo "setup: installing ROS 2 ${MD_DISTRO} from PyPI into ${MD_VENV} (first run: about 2 minutes)"
 if [[ ! -x "${MD_VENV}/bin/python" ]]; then
   "${python_bin}" -m venv "${MD_VENV}"
 fi
@@ -89,8 +90,18 @@ printf '*\n' > "${MD_VENV}/.gitignore"
 touch "${MD_VENV}/COLCON_IGNORE"
 
 rm -f "${stamp_file}"
+# Some machines configure pip with local extra indexes that lack most projects; pip then
+# prints one "is ignored" warning per project. Filter that noise, keep everything else.
+set +e
 "${MD_VENV}/bin/python" -m pip install --disable-pip-version-check --progress-bar off -q \
-  -r "${req_distro}" -r "${req_dev}"
+  -r "${req_distro}" -r "${req_dev}" 2>&1 \
+  | grep -v -E "^WARNING: Location '.*' is ignored: it is neither a file nor a directory\.$"
+pip_rc=${PIPESTATUS[0]}
+set -e
+if [[ ${pip_rc} -ne 0 ]]; then
+  md_die "pip install failed (exit ${pip_rc}); see the messages above." \
+    "Rerun 'scripts/setup.sh' once the cause is fixed (it resumes where pip stopped)."
+fi
 write_underlay_setup
 echo "${stamp}" > "${stamp_file}"
 echo "setup: done"
