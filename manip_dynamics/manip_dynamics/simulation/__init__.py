@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Dynamic simulation of a manipulator (Craig sec. 6.12); no ROS imports.
+"""
+Dynamic simulation of a manipulator (Craig sec. 6.12); no ROS imports.
 
 ``Simulator`` steps one arm at a fixed rate (the simulator node calls it at 1 kHz);
 ``simulate`` runs a whole trajectory with an optional controller and records it.

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Fixed-step integrators of the joint-space equations of motion (Craig sec. 6.12).
+"""
+Fixed-step integrators of the joint-space equations of motion (Craig sec. 6.12).
 
 The state ``(q, qd)`` obeys Craig eq. 6.115 with friction ``F`` (Craig sec. 6.11) and the
 joint-limit contact torque ``tau_lim`` (:mod:`.joint_limits`)::

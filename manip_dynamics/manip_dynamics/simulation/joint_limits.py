@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Joint position limits in simulation: a stiff one-sided spring-damper or a hard stop.
+"""
+Joint position limits in simulation: a stiff one-sided spring-damper or a hard stop.
 
 Only joints with finite URDF limits are affected (continuous joints never are).
 

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Dynamic simulation of a manipulator (Craig sec. 6.12): :class:`Simulator`, :func:`simulate`.
+"""
+Dynamic simulation of a manipulator (Craig sec. 6.12): :class:`Simulator`, :func:`simulate`.
 
 Integrates ``qdd = M^-1 (tau - V - G - F + tau_lim)`` (Craig eq. 6.115) forward from an
 initial state (Craig eq. 6.116).  Friction ``F`` is the model's viscous + Coulomb friction
