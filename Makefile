@@ -8,7 +8,13 @@
 # Every target keeps ROS traffic on this machine (loopback-only discovery).
 
 SHELL := /bin/bash
-ROS_DISTRO ?= jazzy
+# ROS_DISTRO: from the command line, or from the environment when it names a distro the PyPI
+# set-up supports; otherwise (unset, or e.g. humble from a sourced /opt/ros) jazzy.
+ifneq ($(origin ROS_DISTRO),command line)
+ifeq ($(filter $(ROS_DISTRO),jazzy kilted),)
+override ROS_DISTRO := jazzy
+endif
+endif
 export ROS_DISTRO
 export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
 export ROS_LOCALHOST_ONLY := 1

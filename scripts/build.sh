@@ -9,7 +9,7 @@
 # colcon is not run at all (MD_FORCE_BUILD=1 forces it).
 set -euo pipefail
 # shellcheck source=scripts/env.sh
-source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh" || exit 1
 
 [[ -x "${MD_VENV}/bin/colcon" ]] || md_die "no colcon in ${MD_VENV}; run scripts/setup.sh first"
 
@@ -17,17 +17,20 @@ packages=("${MD_ROOT}/manip_dynamics_interfaces" "${MD_ROOT}/manip_dynamics")
 
 # Hash of what makes a rebuild necessary: the content of every file of the interfaces package;
 # for the Python package (built with --symlink-install, so edited sources are live) the list of
-# its files (a new launch/config/urdf file needs a new symlink) and the content of its
+# its data files (a new launch/config/urdf file needs a new symlink) and the content of its
 # metadata; the venv (path and requirement stamp), the distro and the colcon arguments.
 sources_hash() {
   (
     cd "${MD_ROOT}"
-    prune=(\( -name __pycache__ -o -name '*.egg-info' -o -name .pytest_cache -o -name .hypothesis \)
+    prune=(\( -name __pycache__ -o -name build -o -name '*.egg-info' -o -name .pytest_cache -o -name .hypothesis \)
            -prune -o -type f -print)
     find manip_dynamics_interfaces "${prune[@]}" | LC_ALL=C sort | while IFS= read -r f; do
       printf '%s %s\n' "$(sha1sum < "$f" | cut -d' ' -f1)" "$f"
     done
-    find manip_dynamics "${prune[@]}" | LC_ALL=C sort
+    # The Python package folder itself is symlinked whole, so files added there (or in test/)
+    # are live too; only launch/, config/, urdf/, resource/ need new symlinks.
+    find manip_dynamics \( -path manip_dynamics/manip_dynamics -o -path manip_dynamics/test \) \
+      -prune -o "${prune[@]}" | LC_ALL=C sort
     cat manip_dynamics/setup.py manip_dynamics/setup.cfg manip_dynamics/package.xml
     cat "${MD_VENV}/.manip_dynamics_requirements.sha256" 2>/dev/null || true
     echo "${MD_VENV} ${MD_DISTRO} $*"

@@ -24,9 +24,11 @@ case "${MD_DISTRO}" in
     MD_LOG_BASE=${MD_ROOT}/log-kilted
     ;;
   *)
-    md_die "ROS_DISTRO='${MD_DISTRO}' is not supported by the PyPI set-up (ROS 2 wheels exist" \
-      "for jazzy and kilted only). Run e.g. 'make test ROS_DISTRO=jazzy', or build in your own" \
-      "ROS workspace (see README.md)."
+    # Not md_die: when this file is sourced into an interactive shell, exit would close it.
+    echo "error: ROS_DISTRO='${MD_DISTRO}' is not supported by the PyPI set-up (ROS 2 wheels" \
+      "exist for jazzy and kilted only). Run e.g. 'make test ROS_DISTRO=jazzy', or build in" \
+      "your own ROS workspace (see README.md)." >&2
+    return 1
     ;;
 esac
 

@@ -7,7 +7,7 @@
 # the core library demo `python -m manip_dynamics.demo`.
 set -euo pipefail
 # shellcheck source=scripts/env.sh
-source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh" || exit 1
 
 [[ -f "${MD_INSTALL_BASE}/local_setup.bash" ]] || md_die "workspace not built; run scripts/build.sh"
 export MPLBACKEND=${MPLBACKEND:-Agg}

@@ -7,7 +7,7 @@
 # not run at all. Set MD_FORCE_SETUP=1 to reinstall anyway.
 set -euo pipefail
 # shellcheck source=scripts/common.sh
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh" || exit 1
 
 req_distro=${MD_ROOT}/scripts/requirements-${MD_DISTRO}.txt
 req_common=${MD_ROOT}/scripts/requirements-common.txt

@@ -5,7 +5,7 @@
 # Exit code: pytest's verdict, except that "no test ran" (pytest exit 5) is a failure.
 set -euo pipefail
 # shellcheck source=scripts/env.sh
-source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh" || exit 1
 
 [[ -f "${MD_INSTALL_BASE}/local_setup.bash" ]] || md_die "workspace not built; run scripts/build.sh"
 
