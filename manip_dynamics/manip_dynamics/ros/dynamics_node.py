@@ -41,6 +41,7 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from visualization_msgs.msg import Marker, MarkerArray
 
+from manip_dynamics.algorithms.cartesian import DIRECTION_NAMES
 from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.conversions import (
@@ -316,9 +317,13 @@ class DynamicsNode(Node):
             if not req.link:
                 raise InputError('link is empty; name a link of %s' % list(model.link_names))
             q, qd = self._state(model, req, 'positions', 'velocities')
+            # Rows always come in x y z rx ry rz order; unknown names are left for the
+            # library to reject by name.
+            directions = sorted(req.directions, key=lambda d: DIRECTION_NAMES.index(d)
+                                if d in DIRECTION_NAMES else len(DIRECTION_NAMES))
             terms = model.cartesian_dynamics(
                 q, qd, req.link, frame=req.reference_frame or 'world',
-                directions=list(req.directions) or None,
+                directions=directions or None,
                 singular_threshold=self.singular_threshold, damping=self.singular_damping)
             resp.joint_names = response_joint_names(model, req.joint_names)
             resp.directions = list(terms.directions)
