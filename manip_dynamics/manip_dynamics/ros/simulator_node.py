@@ -49,6 +49,7 @@ import numpy as np
 from numpy.typing import NDArray
 from rcl_interfaces.msg import ParameterDescriptor
 import rclpy
+from rclpy.clock import Clock as RosClock, ClockType
 from rclpy.exceptions import ParameterException, ParameterUninitializedException
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
@@ -181,7 +182,10 @@ class SimulatorNode(Node):
 
         rtf = p['real_time_factor']
         period = 0.0 if rtf == 0.0 else min(max(1.0 / p['publish_rate'], 0.001), 0.02)
-        self._timer = self.create_timer(period, self.step_callback)
+        # A steady-clock timer: the loop keeps wall time even if use_sim_time is set (a
+        # ROS-time timer would wait for the /clock this node publishes itself).
+        self._timer = self.create_timer(period, self.step_callback,
+                                        clock=RosClock(clock_type=ClockType.STEADY_TIME))
 
     # ------------------------------------------------------------------ parameters
     def _declare_parameters(self) -> dict[str, Any]:
