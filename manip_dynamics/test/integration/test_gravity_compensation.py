@@ -1,0 +1,309 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The gravity_compensation_node over real DDS: ramp, clamp, watchdog, NaN, payload, shutdown.
+
+The node runs as its own process on the default arm (cobot7) whose effort limits are cut to
+6 N m on joints 1-4 so that the clamp acts at the test pose; it commands the joints in
+reverse model order with effort_scale 0.5. This test plays the joint_state_broadcaster
+(publishes sensor_msgs/JointState) and the effort controller (subscribes to
+``/<controller_name>/commands``). Expected efforts come from :class:`RobotModel` evaluated
+here on the same URDF. Discovery is loopback-only on a test-own domain (conftest.py).
+"""
+
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip('rclpy', reason='rclpy not installed')
+if os.environ.get('MANIP_DYNAMICS_REQUIRE_INTERFACES') == '1':
+    import manip_dynamics_interfaces.srv as srv  # noqa: I100
+else:
+    srv = pytest.importorskip('manip_dynamics_interfaces.srv',
+                              reason='manip_dynamics_interfaces is not built or not sourced')
+
+from sensor_msgs.msg import JointState  # noqa: E402, I100
+from std_msgs.msg import Float64MultiArray  # noqa: E402
+import yaml  # noqa: E402
+
+from manip_dynamics import RobotModel  # noqa: E402
+
+pytestmark = pytest.mark.rostest
+
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+JOINT_STATES_TOPIC = '/md_test_gc_joint_states'
+CONTROLLER = 'md_test_effort_controller'
+STARTUP_TIMEOUT = 90.0
+EFFORT_SCALE = 0.5
+RAMP_TIME = 1.0
+TIMEOUT = 0.25
+RATE = 100.0
+
+with open(os.path.join(PACKAGE_ROOT, 'urdf', 'cobot7.urdf'), encoding='utf-8') as _stream:
+    URDF = re.sub(r'effort="87\.0"', 'effort="6.0"', _stream.read())
+assert URDF.count('effort="6.0"') == 4
+MODEL = RobotModel.from_urdf_string(URDF)
+NAMES = list(MODEL.joint_names)
+N = MODEL.dof
+COMMAND_JOINTS = NAMES[::-1]
+ORDER = [MODEL.joint_index(name) for name in COMMAND_JOINTS]
+LIMITS = MODEL.effort_limits[ORDER] * EFFORT_SCALE
+Q = np.array([0.2, -0.4, 0.3, -1.8, 0.5, 1.6, 0.4])
+
+
+def expected_command(model: RobotModel = MODEL) -> np.ndarray:
+    """Return the settled command: g(q) in command order, clamped to limit * scale."""
+    return np.clip(model.gravity_torques(Q)[ORDER], -LIMITS, LIMITS)
+
+
+def _params(path: str, **overrides) -> str:
+    params = {'robot_description': URDF, 'controller_name': CONTROLLER,
+              'command_joints': COMMAND_JOINTS, 'effort_scale': EFFORT_SCALE,
+              'ramp_time': RAMP_TIME, 'timeout': TIMEOUT,
+              'joint_states_topic': JOINT_STATES_TOPIC}
+    params.update(overrides)
+    with open(path, 'w', encoding='utf-8') as stream:
+        yaml.safe_dump({'/**': {'ros__parameters': params}}, stream)
+    return path
+
+
+def _start(name: str, **overrides) -> tuple[subprocess.Popen, str]:
+    tmp = tempfile.mkdtemp(prefix='md_test_gc_')
+    log_path = os.path.join(tmp, 'node.log')
+    env = dict(os.environ)
+    env['PYTHONPATH'] = PACKAGE_ROOT + os.pathsep + env.get('PYTHONPATH', '')
+    env['PYTHONUNBUFFERED'] = '1'
+    with open(log_path, 'w', encoding='utf-8') as log:
+        process = subprocess.Popen(
+            [sys.executable, '-m', 'manip_dynamics.ros.gravity_compensation_node',
+             '--ros-args', '-r', '__node:=' + name, '--params-file',
+             _params(os.path.join(tmp, 'params.yaml'), **overrides)],
+            cwd=PACKAGE_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    return process, log_path
+
+
+def _stop(process: subprocess.Popen) -> int:
+    if process.poll() is None:
+        process.send_signal(subprocess.signal.SIGINT)
+    try:
+        return process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        return process.wait()
+
+
+class Rig:
+    """The test's node: joint_states publisher and command subscriber."""
+
+    def __init__(self, controller: str = CONTROLLER) -> None:
+        """Create the context, node, publisher, subscriber and executor."""
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context)
+        self.node = rclpy.create_node('md_test_gc_rig', context=self.context)
+        self.executor = rclpy.executors.SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self.commands: list[tuple[float, np.ndarray]] = []
+        self.node.create_subscription(
+            Float64MultiArray, '/%s/commands' % controller,
+            lambda msg: self.commands.append((time.monotonic(), np.array(msg.data))), 100)
+        self.pub = self.node.create_publisher(JointState, JOINT_STATES_TOPIC, 10)
+
+    def joint_state(self, q=Q) -> JointState:
+        """Return a joint state with the model joints shuffled between extra joints."""
+        msg = JointState()
+        msg.header.stamp = self.node.get_clock().now().to_msg()
+        order = [3, 0, 6, 2, 5, 1, 4]
+        msg.name = ['finger'] + [NAMES[i] for i in order] + ['rail']
+        msg.position = [0.0] + [float(q[i]) for i in order] + [0.7]
+        return msg
+
+    def run(self, seconds: float, q=Q, publish: bool = True) -> None:
+        """Publish joint states at RATE (or only spin) for a while."""
+        end = time.monotonic() + seconds
+        next_pub = time.monotonic()
+        while time.monotonic() < end:
+            if publish and time.monotonic() >= next_pub:
+                self.pub.publish(self.joint_state(q))
+                next_pub += 1.0 / RATE
+            self.executor.spin_once(timeout_sec=0.002)
+
+    def wait_for_commands(self, timeout: float = STARTUP_TIMEOUT) -> None:
+        """Publish joint states until commands arrive."""
+        end = time.monotonic() + timeout
+        while not self.commands and time.monotonic() < end:
+            self.run(0.1)
+        assert self.commands, 'no command on /%s/commands' % CONTROLLER
+
+    def close(self) -> None:
+        """Destroy the node and shut the context down."""
+        self.executor.shutdown()
+        self.node.destroy_node()
+        rclpy.try_shutdown(context=self.context)
+
+
+@pytest.fixture(scope='module')
+def node():
+    """Start the node under test; yield (process, log path)."""
+    process, log_path = _start('md_test_gravity_compensation')
+    yield process, log_path
+    _stop(process)
+
+
+@pytest.fixture(scope='module')
+def rig(node):
+    """Yield the test's node, after the node under test started commanding once."""
+    r = Rig()
+    r.wait_for_commands()
+    r.run(TIMEOUT * 4, publish=False)   # let it go stale again: every test starts stale
+    r.commands.clear()
+    yield r
+    r.close()
+
+
+def test_ramp_in_then_clamped_gravity(node, rig) -> None:
+    """From stale: ramp from ~0 over ramp_time, then g(q) clamped, in command_joints order."""
+    rig.commands.clear()
+    rig.run(RAMP_TIME + 0.8)
+    commands = [c for _, c in rig.commands]
+    assert len(commands) > 0.5 * RATE * (RAMP_TIME + 0.8)
+    assert all(c.shape == (N,) and np.all(np.isfinite(c)) for c in commands)
+    assert all(np.all(np.abs(c) <= LIMITS + 1e-12) for c in commands)
+    full = expected_command()
+    np.testing.assert_allclose(commands[-1], full, rtol=0, atol=1e-9)
+    # The clamp acts at this pose (otherwise the test proves nothing about it) ...
+    unclamped = MODEL.gravity_torques(Q)[ORDER]
+    clamped = np.abs(unclamped) > LIMITS
+    assert clamped.any() and (~clamped & (np.abs(unclamped) > 0.05)).any()
+    # ... and the ramp starts near zero and grows monotonically on unclamped joints.
+    free = ~clamped & (np.abs(unclamped) > 0.05)
+    assert np.all(np.abs(commands[0][free]) < 0.2 * np.abs(unclamped[free]))
+    ratios = np.array([c[free] / unclamped[free] for c in commands])
+    assert np.all(np.diff(ratios, axis=0) >= -1e-9)
+    assert np.all(ratios <= 1.0 + 1e-9)
+
+
+def test_stale_joint_states_stop_output_with_one_zero(node, rig) -> None:
+    """After timeout: exactly one zero command, then silence; resume ramps in again."""
+    rig.run(0.5)
+    assert rig.commands
+    stop_time = time.monotonic()
+    rig.commands.clear()
+    rig.run(TIMEOUT + 1.5, publish=False)
+    late = [c for t, c in rig.commands]
+    zeros = [k for k, c in enumerate(late) if not np.any(c)]
+    assert len(zeros) == 1, 'expected one zero command, got %d' % len(zeros)
+    assert zeros[0] == len(late) - 1, 'commands after the zero command'
+    assert rig.commands[-1][0] - stop_time > TIMEOUT - 0.05
+    assert rig.commands[-1][0] - stop_time < TIMEOUT + 0.5
+    # joint_states come back: commands resume, ramping from near zero.
+    rig.commands.clear()
+    rig.run(0.3)
+    assert rig.commands, 'no commands after joint_states resumed'
+    unclamped = MODEL.gravity_torques(Q)[ORDER]
+    free = (np.abs(unclamped) <= LIMITS) & (np.abs(unclamped) > 0.05)
+    first = rig.commands[0][1]
+    assert np.all(np.abs(first[free]) < 0.2 * np.abs(unclamped[free]))
+    rig.run(TIMEOUT * 4, publish=False)
+
+
+def test_nan_never_published(node, rig) -> None:
+    """NaN joint positions produce no command at all; the node keeps running."""
+    rig.run(TIMEOUT * 4, publish=False)
+    rig.commands.clear()
+    nan_q = Q.copy()
+    nan_q[2] = math.nan
+    rig.run(0.5, q=nan_q)
+    assert rig.commands == []
+    rig.run(0.5)  # good messages again
+    assert rig.commands and all(np.all(np.isfinite(c)) for _, c in rig.commands)
+    assert node[0].poll() is None
+    rig.run(TIMEOUT * 4, publish=False)
+
+
+def test_set_payload_enters_the_command(node, rig) -> None:
+    """~/set_payload: the settled command becomes the loaded model's clamped g(q)."""
+    client = rig.node.create_client(srv.SetPayload,
+                                    '/md_test_gravity_compensation/set_payload')
+    assert client.wait_for_service(timeout_sec=STARTUP_TIMEOUT)
+
+    def call(request):
+        future = client.call_async(request)
+        rig.executor.spin_until_future_complete(future, timeout_sec=30.0)
+        return future.result()
+    answer = call(srv.SetPayload.Request(link='moon', mass=1.0))
+    assert not answer.success and 'moon' in answer.message
+    request = srv.SetPayload.Request(link='tool0', mass=1.5)
+    request.center_of_mass.x = 0.1
+    answer = call(request)
+    assert answer.success, answer.message
+    loaded = RobotModel.from_urdf_string(URDF)
+    loaded.set_payload('tool0', 1.5, (0.1, 0.0, 0.0))
+    try:
+        rig.commands.clear()
+        rig.run(RAMP_TIME + 0.5)
+        np.testing.assert_allclose(rig.commands[-1][1], expected_command(loaded), rtol=0,
+                                   atol=1e-9)
+        assert np.max(np.abs(expected_command(loaded) - expected_command())) > 0.1
+    finally:
+        assert call(srv.SetPayload.Request(link='tool0', mass=0.0)).success
+    rig.commands.clear()
+    rig.run(0.3)
+    np.testing.assert_allclose(rig.commands[-1][1], expected_command(), rtol=0, atol=1e-9)
+    rig.run(TIMEOUT * 4, publish=False)
+
+
+def test_shutdown_publishes_one_zero_command(node, rig) -> None:
+    """SIGINT while commanding: a zero command is the last message, exit code 0."""
+    process, log_path = _start('md_test_gc_shutdown', controller_name='md_test_gc_shutdown')
+    other = Rig(controller='md_test_gc_shutdown')
+    try:
+        other.wait_for_commands()
+        other.run(0.3)
+        assert np.any(other.commands[-1][1])
+        process.send_signal(subprocess.signal.SIGINT)
+        other.run(1.0, publish=False)
+        assert process.wait(timeout=15) == 0
+        other.run(0.3, publish=False)
+        assert not np.any(other.commands[-1][1]), 'last command is not zero'
+    finally:
+        _stop(process)
+        other.close()
+
+
+@pytest.mark.parametrize('overrides, needle', [
+    ({'effort_scale': 1.5}, 'effort_scale'),
+    ({'timeout': -1.0}, 'timeout'),
+    ({'command_joints': NAMES[:3] + ['wrist_of_nobody']}, 'wrist_of_nobody'),
+    ({'payload_link': 'moon', 'payload_mass': 1.0}, 'moon'),
+    ({'robot_description': '<robot name="x"><link'}, 'robot_description'),
+])
+def test_bad_parameters_exit_nonzero(overrides, needle) -> None:
+    """Unusable parameters: one error line naming the problem, exit code 1, no traceback."""
+    process, log_path = _start('md_test_gc_bad', **overrides)
+    try:
+        code = process.wait(timeout=STARTUP_TIMEOUT)
+    finally:
+        _stop(process)
+    with open(log_path, encoding='utf-8') as stream:
+        log = stream.read()
+    assert code == 1, log
+    assert needle in log and 'Traceback' not in log, log
