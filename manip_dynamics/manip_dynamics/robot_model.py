@@ -56,7 +56,7 @@ from manip_dynamics.algorithms.rnea import rnea as _rnea_kernel
 from manip_dynamics.batching import PARALLEL_MIN_STATES, run_batched
 from manip_dynamics.errors import InputError
 from manip_dynamics.model import load_urdf_file, load_urdf_string, RigidBodyTree
-from manip_dynamics.model.rigid_body_tree import combine_inertias
+from manip_dynamics.model.rigid_body_tree import BodyInertia, combine_inertias
 from manip_dynamics.spatial import inertia_from_urdf, inertia_problem
 
 FloatArray = NDArray[np.float64]
@@ -301,6 +301,17 @@ class RobotModel:
     def total_mass(self) -> float:
         """Return the mass of all moving bodies including payloads [kg]."""
         return float(np.sum(self._arrays.mass))
+
+    @property
+    def body_inertia(self) -> BodyInertia:
+        """
+        Return the current inertial parameters of every moving body, payloads included.
+
+        ``mass`` (n,) [kg], ``com`` (n, 3) [m] and ``inertia`` about the centre of mass
+        (n, 3, 3) [kg m^2], in body (joint child link) frames; read-only copies.
+        """
+        a = self._arrays
+        return BodyInertia(a.mass.copy(), a.com.copy(), a.inertia.copy())
 
     @property
     def warnings(self) -> tuple[str, ...]:
