@@ -27,9 +27,12 @@ both counted in simulated time. Effort commands arrive on two contracts:
   topic_based_ros2_control's TopicBasedSystem publishes, so a controller_manager can use the
   simulator as its hardware.
 
-A joint whose last command is older than ``command_timeout`` (wall clock, time of reception)
-gets zero effort. Rejected commands (wrong length, NaN/inf, unknown joint) are logged with a
-throttled warning and leave the previous command in place. See docs/SIMULATOR.md.
+A joint whose last command is older than ``command_timeout`` both in wall-clock time and in
+simulated time (counted from its reception) gets zero effort: a dead controller stops
+driving the arm, while neither a simulator that stalled and catches up nor one that runs
+faster than real time drops a live controller's commands. Rejected commands (wrong length,
+NaN/inf, unknown joint) are logged with a throttled warning and leave the previous command
+in place. See docs/SIMULATOR.md.
 
 The loop is one executor timer, no extra thread: each tick runs the steps that are owed
 (``elapsed wall time * rate * real_time_factor``) in chunks of ``rate / publish_rate`` steps
@@ -72,7 +75,7 @@ LIMIT_MODES = ('spring', 'hard', 'none')
 # Wall-clock budget of one timer tick when running as fast as possible [s].
 FAST_TICK_BUDGET = 0.005
 # Largest backlog caught up when the loop falls behind the wall clock [s of wall time].
-MAX_BACKLOG = 0.2
+MAX_BACKLOG = 0.1
 THROTTLE = 1.0
 
 
@@ -152,6 +155,7 @@ class SimulatorNode(Node):
         self._command_index = np.zeros(0, dtype=np.int64)
         self._command = np.zeros(0)
         self._command_stamp = np.zeros(0)
+        self._command_step = np.zeros(0)
         self._q0 = np.zeros(0)
         self._paused = bool(p['start_paused'])
         self._steps = 0
@@ -291,6 +295,7 @@ class SimulatorNode(Node):
         self._command_index = index
         self._command = np.zeros(model.dof)
         self._command_stamp = np.full(model.dof, -math.inf)
+        self._command_step = np.full(model.dof, -math.inf)
         self._steps = 0
         self._until_publish = self._steps_per_publish
         self._restart_clock()
@@ -335,6 +340,7 @@ class SimulatorNode(Node):
                 return
             self._command[self._command_index] = values
             self._command_stamp[self._command_index] = time.monotonic()
+            self._command_step[self._command_index] = self._steps
         except Exception as err:  # never die from a message
             self._reject('%s: %s' % (self._commands_topic, err))
 
@@ -367,6 +373,7 @@ class SimulatorNode(Node):
             index = [model.joint_index(n) for n in names]
             self._command[index] = values
             self._command_stamp[index] = time.monotonic()
+            self._command_step[index] = self._steps
         except Exception as err:  # never die from a message
             self._reject('joint commands: %s' % err)
 
@@ -387,6 +394,7 @@ class SimulatorNode(Node):
         self._until_publish = self._steps_per_publish
         self._command[:] = 0.0
         self._command_stamp[:] = -math.inf
+        self._command_step[:] = -math.inf
         self._restart_clock()
         if not self._paused:
             self._publish()
@@ -408,8 +416,10 @@ class SimulatorNode(Node):
     # ------------------------------------------------------------------ loop
     def _effort(self) -> FloatArray:
         """Return the commanded efforts, zero where the command is stale, model order."""
-        fresh = (time.monotonic() - self._command_stamp) <= self._params['command_timeout']
-        return np.where(fresh, self._command, 0.0)
+        timeout = self._params['command_timeout']
+        stale = (((time.monotonic() - self._command_stamp) > timeout)
+                 & ((self._steps - self._command_step) > timeout * self._params['rate']))
+        return np.where(stale, 0.0, self._command)
 
     def step_callback(self) -> None:
         """Run the steps owed to the wall clock (or a batch when as fast as possible)."""
@@ -422,7 +432,10 @@ class SimulatorNode(Node):
         if rtf > 0.0:
             owed = (self._anchor_steps + int((start - self._anchor_wall) * rate * rtf)
                     - self._steps)
-            backlog = max(self._steps_per_publish, int(MAX_BACKLOG * rate * rtf))
+            # Catch up at most half a command timeout of simulated time in one tick: a
+            # controller cannot answer during a tick, and its commands must not go stale.
+            backlog = max(self._steps_per_publish, int(min(
+                MAX_BACKLOG * rtf, 0.5 * self._params['command_timeout']) * rate))
             if owed > backlog:
                 self.get_logger().warn(
                     'cannot keep up with real_time_factor %g: dropping %.3f s of simulated '

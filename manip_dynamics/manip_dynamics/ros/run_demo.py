@@ -1,0 +1,494 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The simulation demo (``make run``): the default arm held up by gravity compensation.
+
+Starts simulator_node, dynamics_node and gravity_compensation_node on the bundled default
+arm: with ``ros2 launch manip_dynamics sim.launch.py`` when the ``ros2`` command and the
+launch packages are installed, otherwise each node as its own process (the case in a
+PyPI-only environment). Prints a live status line (simulated time, real-time factor,
+largest joint drift from the start pose, largest gravity torque), stops on Ctrl-C or after
+``--duration`` / ``DURATION`` seconds of simulated time, and writes a PNG plot of the joint
+positions and torques. Usage::
+
+    python -m manip_dynamics.ros.run_demo [--duration S] [--output out/demo.png]
+
+Without a duration the demo runs until Ctrl-C when stdout is a terminal, and for 20 s of
+simulated time otherwise (CI logs, ``make run | tee``). See docs/SIMULATOR.md.
+"""
+
+import argparse
+import importlib.util
+import math
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+
+NODES = (
+    # (module, node name, what is lost without it)
+    ('simulator_node', 'simulator', None),
+    ('dynamics_node', 'manip_dynamics',
+     'the gravity torque of the status line is computed in this process instead'),
+    ('gravity_compensation_node', 'gravity_compensation',
+     'nothing holds the arm up: it falls under gravity'),
+)
+NON_TTY_DURATION = 20.0
+STOP_TIMEOUT = 5.0
+STARTUP_TIMEOUT = 120.0
+DEMO_TIMEOUT = 0.5
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """
+    Parse the command line.
+
+    :param argv: Arguments without the program name (default: ``sys.argv[1:]``).
+    :return: The options.
+    """
+    parser = argparse.ArgumentParser(
+        prog='python -m manip_dynamics.ros.run_demo',
+        description='Simulation demo: the default arm held by gravity compensation.')
+    env_duration = os.environ.get('DURATION', '').strip()
+    parser.add_argument('--duration', type=float,
+                        default=float(env_duration) if env_duration else None,
+                        help='stop after this many seconds of simulated time (env DURATION); '
+                        'default: until Ctrl-C on a terminal, %g s otherwise'
+                        % NON_TTY_DURATION)
+    parser.add_argument('--urdf', default='',
+                        help='URDF file (default: the bundled default arm)')
+    parser.add_argument('--output', default=os.path.join('out', 'demo.png'),
+                        help='PNG plot of joint positions and torques (default: %(default)s)')
+    parser.add_argument('--real-time-factor', type=float, default=1.0,
+                        help='simulated / wall time, 0 = as fast as possible (default 1)')
+    parser.add_argument('--no-gravity-compensation', action='store_true',
+                        help='do not start gravity_compensation_node: watch the arm fall')
+    parser.add_argument('--no-launch', action='store_true',
+                        help='start the nodes as processes even when ros2 launch exists')
+    args = parser.parse_args(argv)
+    if args.duration is not None and not (math.isfinite(args.duration)
+                                          and args.duration > 0.0):
+        parser.error('--duration must be > 0 seconds, got %r' % args.duration)
+    if args.real_time_factor < 0.0:
+        parser.error('--real-time-factor must be >= 0')
+    return args
+
+
+def module_exists(name: str) -> bool:
+    """Return whether a Python module can be imported (without importing it)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def launch_available() -> bool:
+    """Return whether ``ros2 launch manip_dynamics sim.launch.py`` can run here."""
+    if shutil.which('ros2') is None or not module_exists('launch_ros'):
+        return False
+    try:
+        from ament_index_python.packages import get_package_share_directory
+        share = get_package_share_directory('manip_dynamics')
+    except (ImportError, LookupError, ValueError):
+        return False
+    return os.path.isfile(os.path.join(share, 'launch', 'sim.launch.py'))
+
+
+def stop_processes(procs: list[tuple[str, subprocess.Popen]]) -> None:
+    """
+    Stop child processes: SIGINT to each, wait, SIGKILL what is still running.
+
+    :param procs: (label, process) pairs.
+    """
+    for _, proc in procs:
+        if proc.poll() is None:
+            try:
+                proc.send_signal(signal.SIGINT)
+            except ProcessLookupError:
+                pass
+    deadline = time.monotonic() + STOP_TIMEOUT
+    for label, proc in procs:
+        try:
+            proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            print('run_demo: %s did not stop within %g s: killing it' % (label, STOP_TIMEOUT))
+            proc.kill()
+            proc.wait()
+
+
+class Monitor:
+    """Collect what the demo shows from /joint_states and ~/gravity_torques."""
+
+    def __init__(self, node, model) -> None:
+        """
+        Subscribe the topics on ``node``.
+
+        :param node: An rclpy node spun by the caller.
+        :param model: The RobotModel of the simulated arm (names, local gravity torques).
+        """
+        from sensor_msgs.msg import JointState
+        self.model = model
+        self.lock = threading.Lock()
+        self.q0: np.ndarray | None = None
+        self.t_sim = 0.0
+        self.q = None
+        self.gravity: np.ndarray | None = None
+        self.gravity_remote = False
+        self.samples: list[tuple[float, np.ndarray, np.ndarray]] = []
+        self.gravity_samples: list[tuple[float, np.ndarray]] = []
+        self.rate_window: list[tuple[float, float]] = []
+        node.create_subscription(JointState, '/joint_states', self.joint_states_callback, 50)
+        node.create_subscription(JointState, '/manip_dynamics/gravity_torques',
+                                 self.gravity_callback, 50)
+
+    def joint_states_callback(self, msg) -> None:
+        """Record a joint state (decimated to <= 50 Hz of simulated time for the plot)."""
+        try:
+            q = self.model.to_model_order(msg.name, msg.position, allow_extra=True)
+            effort = self.model.to_model_order(msg.name, msg.effort, what='efforts',
+                                               allow_extra=True)
+        except ValueError:
+            return
+        t = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+        with self.lock:
+            if self.q0 is None or t < self.t_sim - 1e-9:
+                self.q0 = q.copy()
+                self.samples.clear()
+            self.t_sim = t
+            self.q = q
+            self.rate_window.append((time.monotonic(), t))
+            if not self.samples or t - self.samples[-1][0] >= 0.02 - 1e-9:
+                self.samples.append((t, q, effort))
+
+    def gravity_callback(self, msg) -> None:
+        """Record the dynamics node's gravity torques."""
+        try:
+            g = self.model.to_model_order(msg.name, msg.effort, what='efforts')
+        except ValueError:
+            return
+        t = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+        with self.lock:
+            self.gravity = g
+            self.gravity_remote = True
+            if not self.gravity_samples or t - self.gravity_samples[-1][0] >= 0.02 - 1e-9:
+                self.gravity_samples.append((t, g))
+
+    def commanded(self) -> bool:
+        """Return whether the last joint state shows a non-zero applied effort."""
+        with self.lock:
+            return bool(self.samples) and bool(np.any(self.samples[-1][2] != 0.0))
+
+    def status(self) -> str:
+        """Return the one-line status."""
+        with self.lock:
+            if self.q is None:
+                return 'waiting for /joint_states ...'
+            now = time.monotonic()
+            self.rate_window = [w for w in self.rate_window if now - w[0] <= 2.0]
+            rtf = float('nan')
+            if len(self.rate_window) >= 2:
+                (w0, s0), (w1, s1) = self.rate_window[0], self.rate_window[-1]
+                if w1 > w0:
+                    rtf = (s1 - s0) / (w1 - w0)
+            drift = np.abs(self.q - self.q0)
+            gravity = self.gravity
+            source = ''
+            if gravity is None or not self.gravity_remote:
+                gravity = self.model.gravity_torques(self.q)
+                source = ' (local)'
+            i = int(np.argmax(drift))
+            k = int(np.argmax(np.abs(gravity)))
+            names = self.model.joint_names
+            return ('t_sim %8.3f s | RTF %5.2f | max drift %.2e rad (%s) | max |g| %6.2f N m '
+                    '(%s)%s' % (self.t_sim, rtf, drift[i], names[i], abs(gravity[k]),
+                                names[k], source))
+
+
+def write_plot(monitor: Monitor, path: str, title: str) -> bool:
+    """
+    Plot joint positions and torques over simulated time to a PNG.
+
+    :param monitor: The recorded data.
+    :param path: Output file.
+    :param title: Figure title.
+    :return: Whether a plot was written.
+    """
+    with monitor.lock:
+        samples = list(monitor.samples)
+        gravity = list(monitor.gravity_samples)
+    if len(samples) < 2:
+        print('run_demo: too few joint states to plot')
+        return False
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    t = np.array([s[0] for s in samples])
+    q = np.array([s[1] for s in samples])
+    effort = np.array([s[2] for s in samples])
+    names = monitor.model.joint_names
+    fig, axes = plt.subplots(3, 1, figsize=(10, 10), sharex=True)
+    colors = plt.rcParams['axes.prop_cycle'].by_key()['color']
+    for j, name in enumerate(names):
+        c = colors[j % len(colors)]
+        axes[0].plot(t, q[:, j], color=c, label=name)
+        axes[1].plot(t, 1e3 * (q[:, j] - q[0, j]), color=c, label=name)
+        axes[2].plot(t, effort[:, j], color=c, label=name)
+    if gravity:
+        tg = np.array([g[0] for g in gravity])
+        g = np.array([g[1] for g in gravity])
+        keep = tg >= t[0] - 1e-9
+        for j in range(len(names)):
+            axes[2].plot(tg[keep], g[keep, j], color=colors[j % len(colors)], linestyle='--',
+                         linewidth=0.8)
+    axes[0].set_ylabel('joint position q [rad]')
+    axes[1].set_ylabel('drift q - q(0) [mrad]')
+    axes[2].set_ylabel('applied effort [N m]' + (' (dashed: g(q) from dynamics_node)'
+                                                 if gravity else ''))
+    axes[2].set_xlabel('simulated time [s]')
+    axes[0].legend(loc='upper right', fontsize='small', ncol=4)
+    for ax in axes:
+        ax.grid(True, alpha=0.3)
+    fig.suptitle(title)
+    fig.tight_layout()
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+def start_nodes(args: argparse.Namespace, xml: str, log_dir: str,
+                use_launch: bool) -> tuple[list[tuple[str, subprocess.Popen]], list[str]]:
+    """
+    Start the demo's nodes (one ``ros2 launch`` or one process per node).
+
+    :return: (label, process) pairs and the names of the nodes started.
+    """
+    import yaml
+    env = dict(os.environ)
+    env.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
+    env.setdefault('ROS_LOCALHOST_ONLY', '1')
+    gravity_compensation = not args.no_gravity_compensation
+    if use_launch:
+        cmd = ['ros2', 'launch', 'manip_dynamics', 'sim.launch.py',
+               'rviz:=%s' % ('true' if os.environ.get('DISPLAY') else 'false'),
+               'gravity_compensation:=%s' % str(gravity_compensation).lower()]
+        if args.urdf:
+            cmd.append('urdf:=%s' % os.path.abspath(args.urdf))
+        log = open(os.path.join(log_dir, 'launch.log'), 'w')
+        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        return [('ros2 launch', proc)], ['simulator', 'manip_dynamics', 'gravity_compensation']
+    # Timeouts: 0.1 s (both nodes' defaults) is right for a real arm, but a loaded 2-core
+    # machine stalls a process for longer now and then; the demo rides through 0.5 s.
+    params = {
+        '/**': {'ros__parameters': {'robot_description': xml}},
+        'simulator': {'ros__parameters': {
+            'publish_clock': True, 'start_paused': True, 'command_timeout': DEMO_TIMEOUT,
+            'real_time_factor': float(args.real_time_factor)}},
+        # A simulated arm needs no ramp-in; keep the default (2 s) on a real arm.
+        'gravity_compensation': {'ros__parameters': {'ramp_time': 0.0,
+                                                     'timeout': DEMO_TIMEOUT}},
+    }
+    path = os.path.join(log_dir, 'demo_params.yaml')
+    with open(path, 'w') as stream:
+        yaml.safe_dump(params, stream)
+    procs = []
+    started = []
+    for module, name, without in NODES:
+        if name == 'gravity_compensation' and not gravity_compensation:
+            continue
+        full = 'manip_dynamics.ros.' + module
+        if not module_exists(full):
+            print('run_demo: %s does not exist yet: %s' % (module, without))
+            continue
+        log = open(os.path.join(log_dir, name + '.log'), 'w')
+        proc = subprocess.Popen(
+            [sys.executable, '-m', full, '--ros-args', '--params-file', path],
+            env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        procs.append((module, proc))
+        started.append(name)
+    return procs, started
+
+
+def call(client, request, timeout: float = 5.0) -> bool:
+    """Call a service from this thread (another thread spins) and return its success."""
+    if not client.wait_for_service(timeout_sec=timeout):
+        return False
+    future = client.call_async(request)
+    end = time.monotonic() + timeout
+    while not future.done() and time.monotonic() < end:
+        time.sleep(0.01)
+    return future.done() and future.result().success
+
+
+def wait_until_ready(node, monitor: 'Monitor', started: list[str], procs,
+                     stop: threading.Event) -> bool:
+    """Wait for the nodes' topics, then un-pause the simulator (own-process mode)."""
+    from std_srvs.srv import SetBool, Trigger
+    client = node.create_client(SetBool, '/simulator/pause')
+    needs = {'manip_dynamics': '/manip_dynamics/gravity_torques',
+             'gravity_compensation': '/effort_controller/commands'}
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while not stop.is_set() and time.monotonic() < deadline:
+        for label, proc in procs:
+            if proc.poll() is not None:
+                print('run_demo: %s exited with code %s during start-up'
+                      % (label, proc.returncode))
+                return False
+        ready = client.service_is_ready() and all(
+            node.count_publishers(topic) > 0 for name, topic in needs.items()
+            if name in started)
+        if 'gravity_compensation' in started:
+            # The simulator must also subscribe to the commands: its subscription matches
+            # the gravity compensation's publisher through discovery, like ours.
+            ready = ready and node.count_subscribers(needs['gravity_compensation']) > 0
+        if ready:
+            # Leave discovery a moment to match the nodes with each other, not only with
+            # this process, so that the first commands are not lost.
+            time.sleep(1.0)
+            if not call(client, SetBool.Request(data=False)):
+                return False
+            if 'gravity_compensation' not in started:
+                return True
+            # The controller's first answers come late (its kernels load on the first
+            # message): let it engage, then release the arm again from the start pose at
+            # rest with the efforts already flowing.
+            end = time.monotonic() + 10.0
+            while time.monotonic() < end and not monitor.commanded():
+                time.sleep(0.02)
+            time.sleep(0.3)
+            return call(node.create_client(Trigger, '/simulator/reset'), Trigger.Request())
+        time.sleep(0.1)
+    if not stop.is_set():
+        print('run_demo: the nodes did not come up within %g s' % STARTUP_TIMEOUT)
+    return False
+
+
+def main(argv: list[str] | None = None) -> int:
+    """
+    Run the demo.
+
+    :param argv: Command-line arguments (see :func:`parse_args`).
+    :return: Exit code: 0 on success, 1 when a node failed.
+    """
+    args = parse_args(argv)
+    interactive = sys.stdout.isatty()
+    duration = args.duration
+    if duration is None and not interactive:
+        duration = NON_TTY_DURATION
+    try:
+        import rclpy
+        from rclpy.executors import SingleThreadedExecutor
+        from rclpy.signals import SignalHandlerOptions
+    except ImportError as err:
+        print('run_demo: rclpy is not importable (%s): source scripts/env.sh first' % err)
+        return 1
+    from manip_dynamics.bundled import DEFAULT_ARM, urdf_path
+    from manip_dynamics.robot_model import RobotModel
+
+    urdf_file = args.urdf or urdf_path(DEFAULT_ARM)
+    with open(urdf_file) as stream:
+        xml = stream.read()
+    model = RobotModel.from_urdf_string(xml)
+    log_dir = os.path.join(os.path.dirname(os.path.abspath(args.output)), 'demo_logs')
+    os.makedirs(log_dir, exist_ok=True)
+    use_launch = not args.no_launch and launch_available()
+
+    print('run_demo: %s (%d joints) from %s' % (model.name, model.dof, urdf_file))
+    print('run_demo: %s; node logs in %s' % (
+        'ros2 launch manip_dynamics sim.launch.py' if use_launch
+        else 'each node as its own process (ros2 launch is not installed)', log_dir))
+    print('run_demo: %s' % ('stops after %g s of simulated time' % duration if duration
+                            else 'runs until Ctrl-C'))
+
+    stop = threading.Event()
+
+    def on_signal(signum, frame):
+        stop.set()
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+
+    rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
+    node = rclpy.create_node('run_demo')
+    monitor = Monitor(node, model)
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    spinner = threading.Thread(target=executor.spin, daemon=True)
+    spinner.start()
+
+    procs, started = start_nodes(args, xml, log_dir, use_launch)
+    code = 0
+    wall_start = time.monotonic()
+    try:
+        if not use_launch:
+            print('run_demo: starting %s (first start compiles the numba kernels, up to a '
+                  'minute) ...' % ', '.join(started))
+            if not wait_until_ready(node, monitor, started, procs, stop):
+                code = 0 if stop.is_set() else 1
+                stop.set()
+        period = 0.1 if interactive else 1.0
+        wall_start = time.monotonic()
+        last_print = 0.0
+        while not stop.is_set():
+            time.sleep(0.05)
+            dead = [(label, p.returncode) for label, p in procs if p.poll() is not None]
+            if dead:
+                print('\nrun_demo: %s exited (code %s); see %s' % (dead[0][0], dead[0][1],
+                                                                   log_dir))
+                code = 1
+                break
+            now = time.monotonic()
+            if now - last_print >= period:
+                last_print = now
+                line = monitor.status()
+                if interactive:
+                    sys.stdout.write('\r' + line + '   ')
+                else:
+                    sys.stdout.write(line + '\n')
+                sys.stdout.flush()
+            if duration is not None:
+                with monitor.lock:
+                    t_sim = monitor.t_sim
+                if t_sim >= duration:
+                    break
+                if now - wall_start > 2.0 * duration + 60.0:
+                    print('\nrun_demo: simulated time is not advancing fast enough; stopping')
+                    code = 1
+                    break
+    finally:
+        if interactive:
+            sys.stdout.write('\n')
+        print('run_demo: stopping %s' % ', '.join(label for label, _ in procs))
+        stop_processes(procs)
+        executor.shutdown()
+        node.destroy_node()
+        rclpy.try_shutdown()
+    print('run_demo: final %s' % monitor.status())
+    title = '%s: %s, %s' % (model.name, 'gravity compensation on'
+                            if 'gravity_compensation' in started else
+                            'no gravity compensation', 'simulator_node + ' + ', '.join(
+                                started[1:]) if len(started) > 1 else 'simulator_node')
+    if write_plot(monitor, args.output, title):
+        print('run_demo: plot written to %s' % os.path.abspath(args.output))
+    return code
+
+
+if __name__ == '__main__':
+    sys.exit(main())
