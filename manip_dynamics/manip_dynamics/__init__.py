@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""manip_dynamics: rigid-body dynamics of fixed-base manipulators from a URDF.
+"""
+manip_dynamics: rigid-body dynamics of fixed-base manipulators from a URDF.
 
 The core library (this package minus :mod:`manip_dynamics.ros`) needs only numpy, scipy,
 numba and urdfdom-py.  Start with :class:`RobotModel`.

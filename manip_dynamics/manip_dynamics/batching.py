@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Split large batches of states over the CPU cores.
+"""
+Split large batches of states over the CPU cores.
 
 The numba kernels release the GIL (``nogil``), so plain Python threads run them in
 parallel; no numba threading layer is involved, which keeps concurrent calls from several

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Exception types raised by the manip_dynamics library.
+"""
+Exception types raised by the manip_dynamics library.
 
 Every error is a :class:`ValueError` subclass so callers that only know the
 standard library can still catch it; the message always names the offending

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The public facade: :class:`RobotModel`, a fixed-base manipulator loaded from a URDF.
+"""
+The public facade: :class:`RobotModel`, a fixed-base manipulator loaded from a URDF.
 
 Conventions used by every method (see docs/THEORY.md):
 

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Load-time 3D and spatial algebra helpers (plain numpy, not on the hot path).
+"""
+Load-time 3D and spatial algebra helpers (plain numpy, not on the hot path).
 
 Conventions: rotation matrices ``R_a_b`` map coordinates in frame ``b`` to frame ``a``;
 homogeneous transforms ``T_a_b`` (4, 4) likewise.  Inertia tensors are (3, 3) matrices in

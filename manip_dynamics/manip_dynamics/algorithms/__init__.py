@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Dynamics algorithms as numba kernels over the arrays of a RigidBodyTree.
+"""
+Dynamics algorithms as numba kernels over the arrays of a RigidBodyTree.
 
 Each module holds one algorithm and cites the equations it implements:
 :mod:`.rnea` (Newton-Euler inverse dynamics), :mod:`.crba` (mass matrix),

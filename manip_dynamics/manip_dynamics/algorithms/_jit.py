@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Compilation options shared by every numba kernel of the package.
+"""
+Compilation options shared by every numba kernel of the package.
 
 ``cache``: compiled machine code is kept on disk next to the sources, so only the first
 import on a machine pays the compile time.  ``nogil``: kernels release the GIL, so

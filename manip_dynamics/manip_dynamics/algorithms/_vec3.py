@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Scalar-level 3-vector helpers for the numba kernels.
+"""
+Scalar-level 3-vector helpers for the numba kernels.
 
 Vectors are tuples of three floats so that numba keeps them in registers: no heap
 allocation happens inside the kernels' inner loops.  Matrices are (3, 3) array views.

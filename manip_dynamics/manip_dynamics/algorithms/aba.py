@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Forward dynamics by Featherstone's articulated-body algorithm (ABA), O(n).
+"""
+Forward dynamics by Featherstone's articulated-body algorithm (ABA), O(n).
 
 Kept beside the Cholesky solve of :mod:`.forward_dynamics` as an independent second
 method: the two must agree, and benchmarks/core_benchmark.py measures which one is faster

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Cartesian-space (operational-space) dynamics of one link (Craig sec. 6.10).
+"""
+Cartesian-space (operational-space) dynamics of one link (Craig sec. 6.10).
 
 Craig eq. 6.90-6.99 write the dynamics of an end effector as
 ``F = M_x(q) xdd + V_x(q, qd) + G_x(q)`` with, for a square invertible Jacobian,

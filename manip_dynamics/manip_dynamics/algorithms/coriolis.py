@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The Christoffel-consistent Coriolis matrix C(q, qd).
+"""
+The Christoffel-consistent Coriolis matrix C(q, qd).
 
 ``C qd`` is the velocity term V(q, qd) of Craig eq. 6.59 (Coriolis and centrifugal
 torques); among the many matrices with that product this is the one built from the

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Joint-space mass matrix by the composite-rigid-body algorithm.
+"""
+Joint-space mass matrix by the composite-rigid-body algorithm.
 
 The mass matrix M(q) of Craig eq. 6.59-6.60, computed as Featherstone's CRBA in 3D
 vector form: walking inward, each body's composite inertia (mass ``m``, first moment

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Potential energy (Craig sec. 6.9, eq. 6.73 form): ``u = -sum_i m_i g^T c_i``.
+"""
+Potential energy (Craig sec. 6.9, eq. 6.73 form): ``u = -sum_i m_i g^T c_i``.
 
 The kinetic energy ``k = 1/2 qd^T M(q) qd`` (Craig eq. 6.69) is computed by the facade from
 the mass matrix.  The zero of the potential is at the root origin.

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Forward dynamics: joint accelerations from torques.
+"""
+Forward dynamics: joint accelerations from torques.
 
 Solves Craig eq. 6.59 for the accelerations, ``qdd = M(q)^-1 (tau - V(q, qd) - G(q))``
 (Craig sec. 6.12): the bias ``V + G`` (minus external wrenches) is one Newton-Euler pass

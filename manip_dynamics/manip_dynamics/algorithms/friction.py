@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Joint friction: viscous plus Coulomb (Craig sec. 6.11).
+"""
+Joint friction: viscous plus Coulomb (Craig sec. 6.11).
 
 ``tau_f = b qd + f_c sgn_eps(qd)`` with ``b`` the URDF ``<dynamics damping>`` and ``f_c``
 the URDF ``<dynamics friction>``.  ``sgn_eps(x) = tanh(x / eps)`` is a smooth sign: it

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Link poses, geometric Jacobians and Jacobian-derivative terms.
+"""
+Link poses, geometric Jacobians and Jacobian-derivative terms.
 
 The geometric Jacobian of a link (Craig ch. 5, velocity propagation) maps joint
 velocities to the twist ``[v; w]`` of the link origin: for an ancestor revolute joint

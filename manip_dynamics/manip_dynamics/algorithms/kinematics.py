@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Joint transforms, forward kinematics and the outward velocity/acceleration pass.
+"""
+Joint transforms, forward kinematics and the outward velocity/acceleration pass.
 
 Kernels (numba, nopython) shared by the dynamics algorithms.  Frames: ``R[i]`` rotates body
 ``i`` coordinates into its parent's, ``p[i]`` is body ``i``'s origin in the parent frame;

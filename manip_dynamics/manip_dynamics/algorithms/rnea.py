@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Inverse dynamics by the recursive Newton-Euler algorithm (Craig sec. 6.5).
+"""
+Inverse dynamics by the recursive Newton-Euler algorithm (Craig sec. 6.5).
 
 Outward iterations (Craig eq. 6.45-6.50): angular velocity and acceleration, linear
 acceleration of each link origin and centre of mass, then the Newton and Euler equations

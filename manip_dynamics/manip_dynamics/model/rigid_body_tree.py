@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The immutable rigid-body tree that every algorithm reads.
+"""
+The immutable rigid-body tree that every algorithm reads.
 
 One moving body per actuated joint: body ``i`` is moved by joint ``i`` and carries the
 inertia of its URDF link plus every link attached to it by fixed (or locked) joints.

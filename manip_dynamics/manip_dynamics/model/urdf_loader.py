@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Build a :class:`RigidBodyTree` from URDF text.
+"""
+Build a :class:`RigidBodyTree` from URDF text.
 
 What is modelled and how (see docs/THEORY.md):
 
