@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The ``manip-dynamics`` command-line tool: the dynamics library at a shell prompt.
+"""
+The ``manip-dynamics`` command-line tool: the dynamics library at a shell prompt.
 
 Runs without ROS.  Every subcommand takes a URDF file, a xacro file or the name of a bundled
 robot, and prints an aligned table with units or, with ``--json``, one JSON document.

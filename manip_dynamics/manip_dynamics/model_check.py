@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Check the inertial and limit data of a URDF before trusting it (``manip-dynamics check``).
+"""
+Check the inertial and limit data of a URDF before trusting it (``manip-dynamics check``).
 
 Wrong inertial data is the most common reason gravity compensation fails on a real arm.
 :func:`check_urdf_string` reads the URDF itself (with urdf_parser_py, like the loader) so it
