@@ -55,7 +55,8 @@ CONTROLLER = 'md_test_effort_controller'
 STARTUP_TIMEOUT = 90.0
 EFFORT_SCALE = 0.5
 RAMP_TIME = 1.0
-TIMEOUT = 0.25
+TIMEOUT = 0.5
+STALE = TIMEOUT * 2 + 0.3  # seconds without joint_states that surely end commanding
 RATE = 100.0
 
 with open(os.path.join(PACKAGE_ROOT, 'urdf', 'cobot7.urdf'), encoding='utf-8') as _stream:
@@ -146,6 +147,17 @@ class Rig:
                 next_pub += 1.0 / RATE
             self.executor.spin_once(timeout_sec=0.002)
 
+    def settle(self, expected: np.ndarray, timeout: float = RAMP_TIME + 8.0) -> np.ndarray:
+        """Publish joint states until the last command equals ``expected`` (or time out)."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            self.run(0.2)
+            if self.commands and np.allclose(self.commands[-1][1], expected, rtol=0,
+                                             atol=1e-9):
+                break
+        assert self.commands, 'no commands'
+        return self.commands[-1][1]
+
     def wait_for_commands(self, timeout: float = STARTUP_TIMEOUT) -> None:
         """Publish joint states until commands arrive."""
         end = time.monotonic() + timeout
@@ -173,7 +185,7 @@ def rig(node):
     """Yield the test's node, after the node under test started commanding once."""
     r = Rig()
     r.wait_for_commands()
-    r.run(TIMEOUT * 4, publish=False)   # let it go stale again: every test starts stale
+    r.run(STALE, publish=False)   # let it go stale again: every test starts stale
     r.commands.clear()
     yield r
     r.close()
@@ -188,7 +200,7 @@ def test_ramp_in_then_clamped_gravity(node, rig) -> None:
     assert all(c.shape == (N,) and np.all(np.isfinite(c)) for c in commands)
     assert all(np.all(np.abs(c) <= LIMITS + 1e-12) for c in commands)
     full = expected_command()
-    np.testing.assert_allclose(commands[-1], full, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(rig.settle(full), full, rtol=0, atol=1e-9)
     # The clamp acts at this pose (otherwise the test proves nothing about it) ...
     unclamped = MODEL.gravity_torques(Q)[ORDER]
     clamped = np.abs(unclamped) > LIMITS
@@ -213,7 +225,7 @@ def test_stale_joint_states_stop_output_with_one_zero(node, rig) -> None:
     assert len(zeros) == 1, 'expected one zero command, got %d' % len(zeros)
     assert zeros[0] == len(late) - 1, 'commands after the zero command'
     assert rig.commands[-1][0] - stop_time > TIMEOUT - 0.05
-    assert rig.commands[-1][0] - stop_time < TIMEOUT + 0.5
+    assert rig.commands[-1][0] - stop_time < TIMEOUT + 1.0
     # joint_states come back: commands resume, ramping from near zero.
     rig.commands.clear()
     rig.run(0.3)
@@ -222,12 +234,12 @@ def test_stale_joint_states_stop_output_with_one_zero(node, rig) -> None:
     free = (np.abs(unclamped) <= LIMITS) & (np.abs(unclamped) > 0.05)
     first = rig.commands[0][1]
     assert np.all(np.abs(first[free]) < 0.2 * np.abs(unclamped[free]))
-    rig.run(TIMEOUT * 4, publish=False)
+    rig.run(STALE, publish=False)
 
 
 def test_nan_never_published(node, rig) -> None:
     """NaN joint positions produce no command at all; the node keeps running."""
-    rig.run(TIMEOUT * 4, publish=False)
+    rig.run(STALE, publish=False)
     rig.commands.clear()
     nan_q = Q.copy()
     nan_q[2] = math.nan
@@ -236,7 +248,7 @@ def test_nan_never_published(node, rig) -> None:
     rig.run(0.5)  # good messages again
     assert rig.commands and all(np.all(np.isfinite(c)) for _, c in rig.commands)
     assert node[0].poll() is None
-    rig.run(TIMEOUT * 4, publish=False)
+    rig.run(STALE, publish=False)
 
 
 def test_set_payload_enters_the_command(node, rig) -> None:
@@ -259,16 +271,15 @@ def test_set_payload_enters_the_command(node, rig) -> None:
     loaded.set_payload('tool0', 1.5, (0.1, 0.0, 0.0))
     try:
         rig.commands.clear()
-        rig.run(RAMP_TIME + 0.5)
-        np.testing.assert_allclose(rig.commands[-1][1], expected_command(loaded), rtol=0,
-                                   atol=1e-9)
+        np.testing.assert_allclose(rig.settle(expected_command(loaded)),
+                                   expected_command(loaded), rtol=0, atol=1e-9)
         assert np.max(np.abs(expected_command(loaded) - expected_command())) > 0.1
     finally:
         assert call(srv.SetPayload.Request(link='tool0', mass=0.0)).success
     rig.commands.clear()
-    rig.run(0.3)
-    np.testing.assert_allclose(rig.commands[-1][1], expected_command(), rtol=0, atol=1e-9)
-    rig.run(TIMEOUT * 4, publish=False)
+    np.testing.assert_allclose(rig.settle(expected_command()), expected_command(), rtol=0,
+                               atol=1e-9)
+    rig.run(STALE, publish=False)
 
 
 def test_shutdown_publishes_one_zero_command(node, rig) -> None:
