@@ -379,7 +379,7 @@ class SimulatorNode(Node):
 
     def reset_callback(self, request: Trigger.Request,
                        response: Trigger.Response) -> Trigger.Response:
-        """Return to the initial pose at rest, simulated time 0, no commands."""
+        """Return to the initial pose at rest at simulated time 0; commands are kept."""
         if self._sim is None:
             response.success = False
             response.message = 'no robot model yet'
@@ -390,11 +390,10 @@ class SimulatorNode(Node):
             response.success = False
             response.message = 'reset failed: %s' % err
             return response
+        # Commands are kept (they still time out): a running controller keeps driving.
+        self._command_step -= self._steps
         self._steps = 0
         self._until_publish = self._steps_per_publish
-        self._command[:] = 0.0
-        self._command_stamp[:] = -math.inf
-        self._command_step[:] = -math.inf
         self._restart_clock()
         if not self._paused:
             self._publish()
