@@ -23,30 +23,28 @@ from manip_dynamics.errors import InputError
 DEFAULT_ARM = 'cobot7'
 
 
-def urdf_directory() -> Path:
+def urdf_directories() -> list[Path]:
     """
-    Return the folder holding the bundled URDFs.
+    Return the folders that may hold the bundled URDFs, most preferred first.
 
-    Looks in the installed ament share directory (``share/manip_dynamics/urdf``) first,
-    then in the source tree next to this package.
+    The installed ament share directory (``share/manip_dynamics/urdf``), the source tree
+    next to this package, and ``$MANIP_DYNAMICS_URDF_DIR``; only existing folders.
     """
+    found = []
     try:
         from ament_index_python.packages import get_package_share_directory
-        share = Path(get_package_share_directory('manip_dynamics')) / 'urdf'
-        if share.is_dir():
-            return share
+        found.append(Path(get_package_share_directory('manip_dynamics')) / 'urdf')
     except Exception:  # noqa: B902 - ament_index is optional (pip installs without ROS)
         pass
-    for candidate in (Path(__file__).resolve().parent.parent / 'urdf',
-                      Path(os.environ.get('MANIP_DYNAMICS_URDF_DIR', '/nonexistent'))):
-        if candidate.is_dir():
-            return candidate
-    raise InputError('cannot find the bundled URDF folder; set MANIP_DYNAMICS_URDF_DIR')
+    found.append(Path(__file__).resolve().parent.parent / 'urdf')
+    if os.environ.get('MANIP_DYNAMICS_URDF_DIR'):
+        found.append(Path(os.environ['MANIP_DYNAMICS_URDF_DIR']))
+    return [path for path in found if path.is_dir()]
 
 
 def bundled_robots() -> list[str]:
     """Return the stems of the bundled URDF files, e.g. ``['cobot7', ...]``."""
-    return sorted(p.stem for p in urdf_directory().glob('*.urdf'))
+    return sorted({p.stem for folder in urdf_directories() for p in folder.glob('*.urdf')})
 
 
 def urdf_path(name: str = DEFAULT_ARM) -> str:
@@ -54,11 +52,13 @@ def urdf_path(name: str = DEFAULT_ARM) -> str:
     Return the path of a bundled URDF.
 
     :param name: File name or stem, e.g. ``'cobot7'`` or ``'cobot7.urdf'``.
-    :return: Absolute path of the file.
+    :return: Absolute path of the file, from the first folder of :func:`urdf_directories`
+        that has it.
     :raises InputError: No bundled robot has that name.
     """
     stem = name[:-5] if name.endswith('.urdf') else name
-    path = urdf_directory() / (stem + '.urdf')
-    if not path.is_file():
-        raise InputError('no bundled robot %r; choose one of %s' % (name, bundled_robots()))
-    return str(path)
+    for folder in urdf_directories():
+        path = folder / (stem + '.urdf')
+        if path.is_file():
+            return str(path)
+    raise InputError('no bundled robot %r; choose one of %s' % (name, bundled_robots()))

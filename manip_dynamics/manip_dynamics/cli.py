@@ -266,10 +266,10 @@ def _state_doc(model, **arrays: np.ndarray) -> dict:
 def cmd_info(args: argparse.Namespace, out: TextIO) -> int:
     """Print the kinematic tree, joints, bodies, total mass and warnings."""
     from manip_dynamics.model_check import check_urdf_string
-    from manip_dynamics.model.urdf_loader import _parse
+    from manip_dynamics.model.urdf_loader import parse_urdf
     model = load_model(args)
     xml, _ = read_description(args.urdf, args.xacro_arg or ())
-    robot, _ = _parse(xml)
+    robot, _ = parse_urdf(xml)
     tree = model.tree
     findings = [f for f in check_urdf_string(xml, root_link=args.root_link,
                                              tip_link=args.tip_link)

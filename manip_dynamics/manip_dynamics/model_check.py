@@ -44,7 +44,7 @@ from numpy.typing import NDArray
 
 from manip_dynamics.errors import ManipDynamicsError, URDFError
 from manip_dynamics.model import load_urdf_string
-from manip_dynamics.model.urdf_loader import _parse
+from manip_dynamics.model.urdf_loader import parse_urdf
 from manip_dynamics.spatial import inertia_from_urdf, make_transform, rpy_to_matrix
 
 FloatArray = NDArray[np.float64]
@@ -337,7 +337,7 @@ def check_urdf_string(xml: str, *, root_link: str | None = None,
     :return: Findings, errors first; an empty list means nothing to report.
     :raises URDFError: The text is not a URDF at all (malformed XML, empty).
     """
-    robot, parser_warnings = _parse(xml)
+    robot, parser_warnings = parse_urdf(xml)
     findings = check_robot(robot)
     name = robot.name or 'robot'
     for text in parser_warnings:

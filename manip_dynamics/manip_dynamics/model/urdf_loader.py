@@ -66,8 +66,15 @@ def load_urdf_file(path: str, *, root_link: str | None = None,
     return load_urdf_string(xml, root_link=root_link, tip_link=tip_link)
 
 
-def _parse(xml: str) -> tuple[object, list[str]]:
-    """Run urdf_parser_py, collecting its warnings instead of printing them."""
+def parse_urdf(xml: str) -> tuple[object, list[str]]:
+    """
+    Run urdf_parser_py on URDF text, collecting its warnings instead of printing them.
+
+    :param xml: URDF XML text.
+    :return: The ``urdf_parser_py`` Robot and the parser's warnings, except those about
+        tags real robot descriptions carry (``<ros2_control>``, ``<gazebo>``, ...).
+    :raises URDFError: The text is empty or not a parsable URDF.
+    """
     if not isinstance(xml, str):
         raise URDFError('URDF must be a string, got %s' % type(xml).__name__)
     if not xml.strip():
@@ -188,7 +195,7 @@ def load_urdf_string(xml: str, *, root_link: str | None = None,
     :raises URDFError: Malformed XML, unknown link names, floating or planar joints, zero
         joint axes, negative masses, unphysical inertias, non-finite numbers.
     """
-    robot, warnings = _parse(xml)
+    robot, warnings = parse_urdf(xml)
     links = {}
     for link in robot.links:
         if link.name in links:
