@@ -47,13 +47,14 @@ from numpy.typing import ArrayLike, NDArray
 from manip_dynamics.algorithms.cartesian import (
     CartesianDynamics, DIRECTION_NAMES, operational_space_terms)
 from manip_dynamics.algorithms.coriolis import coriolis as _coriolis_kernel
-from manip_dynamics.algorithms.crba import crba as _crba_kernel
+from manip_dynamics.algorithms.crba import crba as _crba_kernel, crba_single as _crba_one
 from manip_dynamics.algorithms.energy import potential_energy as _potential_kernel
-from manip_dynamics.algorithms.forward_dynamics import forward_dynamics as _fd_kernel
+from manip_dynamics.algorithms.forward_dynamics import (
+    forward_dynamics as _fd_kernel, forward_dynamics_single as _fd_one)
 from manip_dynamics.algorithms.friction import friction_torques as _friction
 from manip_dynamics.algorithms.jacobians import (
     link_bias_acceleration, link_jacobian, link_pose)
-from manip_dynamics.algorithms.rnea import rnea as _rnea_kernel
+from manip_dynamics.algorithms.rnea import rnea as _rnea_kernel, rnea_single as _rnea_one
 from manip_dynamics.batching import PARALLEL_MIN_STATES, run_batched
 from manip_dynamics.errors import InputError
 from manip_dynamics.model import load_urdf_file, load_urdf_string, RigidBodyTree
@@ -64,6 +65,8 @@ FloatArray = NDArray[np.float64]
 Wrenches = Mapping[str, ArrayLike] | None
 
 _FRAMES = ('world', 'link')
+_NDARRAY = np.ndarray
+_FLOAT64 = np.dtype(np.float64)
 _STATE_ARGS = {2: ('q', 'qd'), 3: ('q', 'qd', 'qdd')}
 
 
@@ -138,6 +141,8 @@ class RobotModel:
             raise InputError('friction_velocity must be > 0, got %r' % friction_velocity)
         self._friction_velocity = float(friction_velocity)
         self._zero_n = np.zeros(n)
+        self._zero_3 = np.zeros(3)
+        self._shape = (n,)
         self._no_wrench = np.zeros((1, n, 6))
         self._lock = threading.Lock()
         self._payloads: dict[str, tuple[float, FloatArray, FloatArray]] = {}
@@ -480,6 +485,14 @@ class RobotModel:
             out.append(a)
         return out, bool(single)
 
+    def _plain(self, *values: object) -> bool:
+        """Return True when every value is a float64 ndarray of shape (n,): the fast path."""
+        shape = self._shape
+        for v in values:
+            if type(v) is not _NDARRAY or v.shape != shape or v.dtype != _FLOAT64:
+                return False
+        return True
+
     @staticmethod
     def _call(kernel, head: tuple, batch: tuple, out: FloatArray, codes: int) -> int:
         """Run ``kernel(*head, *batch, out)``, large batches split over the CPU cores."""
@@ -560,6 +573,15 @@ class RobotModel:
         :return: Joint torques [N m or N], shape of ``q``.
         :raises InputError: Wrong shape, NaN/inf, unknown link.
         """
+        if (not external_wrenches and not include_friction and not include_armature
+                and self._plain(q, qd, qdd)):
+            a = self._arrays
+            out = np.empty(self._n)
+            code = _rnea_one(*a, self._base_acc, q, qd, qdd, self._no_wrench[0], out)
+            if code:
+                self._raise_nonfinite(code, _STATE_ARGS[3], [
+                    q.reshape(1, -1), qd.reshape(1, -1), qdd.reshape(1, -1)])
+            return out
         (q2, qd2, qdd2), single = self._states(_STATE_ARGS[3], q, qd, qdd)
         a = self._arrays
         fext = self._body_wrenches(external_wrenches, q2.shape[0])
@@ -574,6 +596,15 @@ class RobotModel:
         if include_armature:
             out += self._armature * qdd2
         return out[0] if single else out
+
+    def _bias_one(self, q: FloatArray, qd: FloatArray, base_acc: FloatArray) -> FloatArray:
+        """Return ``inverse_dynamics(q, qd, 0)`` with base acceleration ``base_acc``, (n,)."""
+        out = np.empty(self._n)
+        code = _rnea_one(*self._arrays, base_acc, q, qd, self._zero_n, self._no_wrench[0], out)
+        if code:
+            self._raise_nonfinite(code, _STATE_ARGS[3], [
+                q.reshape(1, -1), qd.reshape(1, -1), self._zero_n.reshape(1, -1)])
+        return out
 
     def _bias(self, q2: FloatArray, qd2: FloatArray, base_acc: FloatArray) -> FloatArray:
         out = np.empty(q2.shape)
@@ -592,6 +623,8 @@ class RobotModel:
         :param q: Joint positions [rad or m], shape (n,) or (N, n).
         :return: Torques that hold the arm still [N m or N], shape of ``q``.
         """
+        if self._plain(q):
+            return self._bias_one(q, self._zero_n, self._base_acc)
         (q2,), single = self._states(('q',), q)
         out = self._bias(q2, np.zeros(q2.shape), self._base_acc)
         return out[0] if single else out
@@ -606,6 +639,8 @@ class RobotModel:
         :param qd: Joint velocities, same shape.
         :return: Torques [N m or N], shape of ``q``.
         """
+        if self._plain(q, qd):
+            return self._bias_one(q, qd, self._zero_3)
         (q2, qd2), single = self._states(_STATE_ARGS[2], q, qd)
         out = self._bias(q2, qd2, np.zeros(3))
         return out[0] if single else out
@@ -618,6 +653,8 @@ class RobotModel:
         :param qd: Joint velocities, same shape.
         :return: Torques [N m or N], shape of ``q``.
         """
+        if self._plain(q, qd):
+            return self._bias_one(q, qd, self._base_acc)
         (q2, qd2), single = self._states(_STATE_ARGS[2], q, qd)
         out = self._bias(q2, qd2, self._base_acc)
         return out[0] if single else out
@@ -633,6 +670,12 @@ class RobotModel:
         :param include_armature: Add the rotor inertias to the diagonal.
         :return: M [kg m^2, kg m, kg], shape (n, n) or (N, n, n).
         """
+        if self._plain(q):
+            out = np.empty((self._n, self._n))
+            if _crba_one(*self._arrays, self._armature if include_armature else self._zero_n,
+                         q, out):
+                self._raise_nonfinite(1, ('q',), [q.reshape(1, -1)])
+            return out
         (q2,), single = self._states(('q',), q)
         a = self._arrays
         out = np.empty((q2.shape[0], self._n, self._n))
@@ -698,6 +741,15 @@ class RobotModel:
         :raises InputError: Wrong shape, NaN/inf, or a mass matrix that is not positive
             definite (a joint that moves no mass).
         """
+        if (not external_wrenches and not include_friction and self._plain(q, qd, tau)):
+            out = np.empty(self._n)
+            code = _fd_one(*self._arrays,
+                           self._armature if include_armature else self._zero_n,
+                           self._base_acc, q, qd, tau, self._no_wrench[0], out)
+            if code:
+                self._raise_nonfinite(code, ('q', 'qd', 'tau'),
+                                      [q.reshape(1, -1), qd.reshape(1, -1), tau.reshape(1, -1)])
+            return out
         (q2, qd2, tau2), single = self._states(('q', 'qd', 'tau'), q, qd, tau)
         a = self._arrays
         fext = self._body_wrenches(external_wrenches, q2.shape[0])

@@ -116,3 +116,23 @@ def crba(parent, kind, axis, R_tree, p_tree, mass, com, inertia, armature, q, ou
         joint_transforms(kind, axis, R_tree, p_tree, q[k], R, p)
         crba_state(parent, kind, axis, mass, com, inertia, armature, R, p, mc, hc, Ioc, out[k])
     return 0
+
+
+@njit(**_JIT)
+def crba_single(parent, kind, axis, R_tree, p_tree, mass, com, inertia, armature,  # noqa: N803
+                q, out):
+    """
+    Mass matrix of one state ``q`` (n,) into ``out`` (n, n): the facade's fast path.
+
+    :return: 0, or 1 when ``q`` has a non-finite entry.
+    """
+    if not all_finite(q):
+        return 1
+    n = q.shape[0]
+    R = np.empty((n, 3, 3))
+    Ioc = np.empty((n, 3, 3))
+    work = np.empty((2, n, 3))
+    joint_transforms(kind, axis, R_tree, p_tree, q, R, work[0])
+    crba_state(parent, kind, axis, mass, com, inertia, armature, R, work[0], np.empty(n),
+               work[1], Ioc, out)
+    return 0

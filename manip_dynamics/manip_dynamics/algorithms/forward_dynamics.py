@@ -115,3 +115,35 @@ def forward_dynamics(parent, kind, axis, R_tree, p_tree, mass, com, inertia,  # 
         if not cholesky_solve(M, out[k]):
             return -1 - k
     return 0
+
+
+@njit(**_JIT)
+def forward_dynamics_single(parent, kind, axis, R_tree, p_tree, mass, com,  # noqa: N803
+                            inertia, armature, base_acc, q, qd, tau, fext, out):
+    """
+    Joint accelerations of one state (all (n,), ``fext`` (n, 6)): the facade's fast path.
+
+    :return: 0; 1 + the index of the first non-finite argument (0 q, 1 qd, 2 tau); -1 when
+        M is not positive definite.
+    """
+    if not all_finite(q):
+        return 1
+    if not all_finite(qd):
+        return 2
+    if not all_finite(tau):
+        return 3
+    n = q.shape[0]
+    R = np.empty((n, 3, 3))
+    Ioc = np.empty((n, 3, 3))
+    M = np.empty((n, n))
+    work = np.empty((7, n, 3))
+    joint_transforms(kind, axis, R_tree, p_tree, q, R, work[0])
+    rnea_state(parent, kind, axis, mass, com, inertia, base_acc, R, work[0], qd, np.zeros(n),
+               fext, work[1], work[2], work[3], work[4], work[5], out)
+    for i in range(n):
+        out[i] = tau[i] - out[i]
+    crba_state(parent, kind, axis, mass, com, inertia, armature, R, work[0], np.empty(n),
+               work[6], Ioc, M)
+    if not cholesky_solve(M, out):
+        return -1
+    return 0

@@ -103,3 +103,27 @@ def rnea(parent, kind, axis, R_tree, p_tree, mass, com, inertia, base_acc,  # no
         rnea_state(parent, kind, axis, mass, com, inertia, base_acc, R, p, qd[k], qdd[k],
                    fext[0] if shared else fext[k], w, wd, vd, f, t, out[k])
     return 0
+
+
+@njit(**_JIT)
+def rnea_single(parent, kind, axis, R_tree, p_tree, mass, com, inertia, base_acc,  # noqa: N803
+                q, qd, qdd, fext, out):
+    """
+    Inverse dynamics of one state: ``q``, ``qd``, ``qdd``, ``out`` shape (n,), ``fext`` (n, 6).
+
+    The facade's fast path for control loops (no batch bookkeeping).
+    :return: 0, or 1 + the index of the first non-finite argument (0 q, 1 qd, 2 qdd).
+    """
+    if not all_finite(q):
+        return 1
+    if not all_finite(qd):
+        return 2
+    if not all_finite(qdd):
+        return 3
+    n = q.shape[0]
+    R = np.empty((n, 3, 3))
+    work = np.empty((6, n, 3))
+    joint_transforms(kind, axis, R_tree, p_tree, q, R, work[0])
+    rnea_state(parent, kind, axis, mass, com, inertia, base_acc, R, work[0], qd, qdd, fext,
+               work[1], work[2], work[3], work[4], work[5], out)
+    return 0
