@@ -34,6 +34,7 @@ from numba import njit
 import numpy as np
 
 from manip_dynamics.algorithms._jit import JIT_OPTIONS
+from manip_dynamics.algorithms._vec3 import add, cross, load, matvec, scale
 from manip_dynamics.algorithms.kinematics import all_finite, joint_transforms, world_poses
 
 _JIT = JIT_OPTIONS
@@ -57,6 +58,22 @@ def _skew_into(v, blk, r0, c0, sign):
 
 
 @njit(**_JIT)
+def _matmul6(A, B, out, transpose_a):  # noqa: N803
+    """``out = A @ B`` (or ``A.T @ B``) for 6x6 arrays, without temporaries."""
+    for r in range(6):
+        for c in range(6):
+            acc = 0.0
+            for k in range(6):
+                acc += (A[k, r] if transpose_a else A[r, k]) * B[k, c]
+            out[r, c] = acc
+
+
+@njit(**_JIT)
+def _dot6(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5]
+
+
+@njit(**_JIT)
 def coriolis_state(parent, kind, axis, mass, com, inertia, R, p, qd,  # noqa: N803
                    R0, p0, S, Sd, V, Ic, Bc, C):
     """
@@ -69,66 +86,98 @@ def coriolis_state(parent, kind, axis, mass, com, inertia, R, p, qd,  # noqa: N8
     world_poses(parent, R, p, R0, p0)
     X = np.empty((6, 6))
     vx = np.empty((6, 6))
+    T1 = np.empty((6, 6))
+    T2 = np.empty((6, 6))
+    Iv = np.empty(6)
+    tmp = np.empty(3)
     for i in range(n):
+        Ri = R0[i]
         # joint motion subspace S_i in world Plücker coordinates
-        ax = R0[i] @ axis[i]
+        ax = matvec(Ri, load(axis, i))
         if kind[i] == 0:
-            S[i, 0:3] = ax
-            _cross3(p0[i], ax, S[i], 3)
+            pxa = cross(load(p0, i), ax)
+            for r in range(3):
+                S[i, r] = ax[r]
+                S[i, 3 + r] = pxa[r]
         else:
-            S[i, 0:3] = 0.0
-            S[i, 3:6] = ax
+            for r in range(3):
+                S[i, r] = 0.0
+                S[i, 3 + r] = ax[r]
         j = parent[i]
         for r in range(6):
             V[i, r] = (V[j, r] if j >= 0 else 0.0) + S[i, r] * qd[i]
         # dS/dt = v_i x S_i (motion cross product)
         w = V[i, 0:3]
         v = V[i, 3:6]
-        tmp = np.empty(3)
         _cross3(w, S[i, 0:3], Sd[i], 0)
         _cross3(w, S[i, 3:6], Sd[i], 3)
         _cross3(v, S[i, 0:3], tmp, 0)
-        Sd[i, 3:6] += tmp
+        for r in range(3):
+            Sd[i, 3 + r] += tmp[r]
         # world spatial inertia about the root origin
         m = mass[i]
-        c0 = p0[i] + R0[i] @ com[i]
-        Iw = R0[i] @ inertia[i] @ R0[i].T
-        cc = c0 @ c0
+        c0 = add(load(p0, i), matvec(Ri, load(com, i)))
+        cc = c0[0] * c0[0] + c0[1] * c0[1] + c0[2] * c0[2]
         Ii = Ic[i]
-        Ii[:, :] = 0.0
+        for r in range(6):
+            for s in range(6):
+                Ii[r, s] = 0.0
         for r in range(3):
             for s in range(3):
-                Ii[r, s] = Iw[r, s] + m * ((cc if r == s else 0.0) - c0[r] * c0[s])
+                acc = 0.0
+                for u in range(3):
+                    acc += Ri[r, u] * (inertia[i, u, 0] * Ri[s, 0] + inertia[i, u, 1] * Ri[s, 1]
+                                       + inertia[i, u, 2] * Ri[s, 2])
+                Ii[r, s] = acc + m * ((cc if r == s else 0.0) - c0[r] * c0[s])
             Ii[3 + r, 3 + r] = m
-        h = m * c0
+        h = scale(m, c0)
         _skew_into(h, Ii, 0, 3, 1.0)
         _skew_into(h, Ii, 3, 0, -1.0)
-        # B = 1/2 ((v x*) I + (I v) xbar* - I (v x))
-        vx[:, :] = 0.0
+        # B = 1/2 ((v x*) I + (I v) xbar* - I (v x)),  (v x*) = -(v x)^T
+        for r in range(6):
+            for s in range(6):
+                vx[r, s] = 0.0
+                X[r, s] = 0.0
         _skew_into(w, vx, 0, 0, 1.0)
         _skew_into(w, vx, 3, 3, 1.0)
         _skew_into(v, vx, 3, 0, 1.0)
-        Iv = Ii @ V[i]
-        X[:, :] = 0.0
+        for r in range(6):
+            Iv[r] = _dot6(Ii[r], V[i])
         _skew_into(Iv[0:3], X, 0, 0, -1.0)
         _skew_into(Iv[3:6], X, 0, 3, -1.0)
         _skew_into(Iv[3:6], X, 3, 0, -1.0)
-        Bc[i, :, :] = 0.5 * (-(vx.T @ Ii) + X - Ii @ vx)
+        _matmul6(vx, Ii, T1, True)
+        _matmul6(Ii, vx, T2, False)
+        for r in range(6):
+            for s in range(6):
+                Bc[i, r, s] = 0.5 * (X[r, s] - T1[r, s] - T2[r, s])
     for i in range(n - 1, -1, -1):
         j = parent[i]
         if j >= 0:
-            Ic[j] += Ic[i]
-            Bc[j] += Bc[i]
-    C[:, :] = 0.0
+            for r in range(6):
+                for s in range(6):
+                    Ic[j, r, s] += Ic[i, r, s]
+                    Bc[j, r, s] += Bc[i, r, s]
+    for r in range(n):
+        for s in range(n):
+            C[r, s] = 0.0
+    alpha = np.empty(6)
+    beta = np.empty(6)
+    gamma = np.empty(6)
     for d in range(n):
-        alpha = Ic[d] @ S[d]          # Ic symmetric: S_d^T Ic_d = alpha^T
-        beta = Bc[d].T @ S[d]
-        gamma = Ic[d] @ Sd[d] + Bc[d] @ S[d]
+        for r in range(6):
+            # Ic symmetric: S_d^T Ic_d = alpha^T
+            alpha[r] = _dot6(Ic[d, r], S[d])
+            acc = 0.0
+            for k in range(6):
+                acc += Bc[d, k, r] * S[d, k]
+            beta[r] = acc
+            gamma[r] = _dot6(Ic[d, r], Sd[d]) + _dot6(Bc[d, r], S[d])
         k = d
         while k >= 0:
-            C[d, k] = alpha @ Sd[k] + beta @ S[k]
+            C[d, k] = _dot6(alpha, Sd[k]) + _dot6(beta, S[k])
             if k != d:
-                C[k, d] = S[k] @ gamma
+                C[k, d] = _dot6(S[k], gamma)
             k = parent[k]
 
 

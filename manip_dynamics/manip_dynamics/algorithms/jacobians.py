@@ -34,6 +34,14 @@ _JIT = JIT_OPTIONS
 
 
 @njit(**_JIT)
+def _rotate_into(R0, T, out):  # noqa: N803
+    """``out[:3, :3] = R0 @ T[:3, :3]`` without temporaries."""
+    for r in range(3):
+        for c in range(3):
+            out[r, c] = R0[r, 0] * T[0, c] + R0[r, 1] * T[1, c] + R0[r, 2] * T[2, c]
+
+
+@njit(**_JIT)
 def link_pose(parent, kind, axis, R_tree, p_tree, q, body, T_body_link, out):  # noqa: N803
     """Write the (4, 4) transform root <- link for joint positions ``q`` (n,) into ``out``."""
     n = q.shape[0]
@@ -49,8 +57,11 @@ def link_pose(parent, kind, axis, R_tree, p_tree, q, body, T_body_link, out):  #
         out[:3, :3] = T_body_link[:3, :3]
         out[:3, 3] = T_body_link[:3, 3]
         return
-    out[:3, :3] = R0[body] @ T_body_link[:3, :3]
-    out[:3, 3] = p0[body] + R0[body] @ T_body_link[:3, 3]
+    _rotate_into(R0[body], T_body_link, out)
+    t = (T_body_link[0, 3], T_body_link[1, 3], T_body_link[2, 3])
+    o = add(load(p0, body), matvec(R0[body], t))
+    for r in range(3):
+        out[r, 3] = o[r]
 
 
 @njit(**_JIT)
@@ -69,7 +80,8 @@ def link_jacobian(parent, kind, axis, R_tree, p_tree, q, body, T_body_link,  # n
         return
     o = add(load(p0, body), matvec(R0[body], (T_body_link[0, 3], T_body_link[1, 3],
                                               T_body_link[2, 3])))
-    Rl = R0[body] @ T_body_link[:3, :3]
+    Rl = np.empty((3, 3))
+    _rotate_into(R0[body], T_body_link, Rl)
     k = body
     while k >= 0:
         z = matvec(R0[k], load(axis, k))
