@@ -25,3 +25,8 @@ if [[ -f "${MD_INSTALL_BASE}/local_setup.bash" ]]; then
   if [[ ${_md_nounset} == 1 ]]; then set -u; fi
   unset _md_nounset
 fi
+
+# The package's executables (manip-dynamics, the nodes) on PATH, as `ros2 run` would find them.
+if [[ -d "${MD_INSTALL_BASE}/manip_dynamics/lib/manip_dynamics" ]]; then
+  export PATH=${MD_INSTALL_BASE}/manip_dynamics/lib/manip_dynamics:${PATH}
+fi
