@@ -1,0 +1,118 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+launch_testing test of launch/sim.launch.py (needs launch_testing and robot_state_publisher).
+
+Launches the demo without RViz, waits for /joint_states, /clock, the dynamics node's
+gravity torques and the compensation's commands with WaitForTopics, checks that the
+simulator publishes cobot7's joints, that released at rest with the compensation running
+(~/reset) the arm holds its pose, and that every process exits cleanly. The same node graph
+is tested without launch in test/integration/test_sim_with_gravity_compensation.py.
+Skipped with the reason where launch_testing is not importable (the PyPI set-up).
+"""
+
+import os
+import threading
+import time
+import unittest
+
+import pytest
+
+pytest.importorskip('launch_testing', reason='launch_testing not installed (not on PyPI); '
+                    'run on a ROS 2 install')
+
+from ament_index_python.packages import get_package_share_directory  # noqa: E402, I100
+import launch  # noqa: E402
+from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
+import launch_testing.actions  # noqa: E402
+import launch_testing.asserts  # noqa: E402
+from launch_testing_ros import WaitForTopics  # noqa: E402
+import numpy as np  # noqa: E402
+import rclpy  # noqa: E402
+from rosgraph_msgs.msg import Clock  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import Float64MultiArray  # noqa: E402
+from std_srvs.srv import Trigger  # noqa: E402
+
+SHARE = get_package_share_directory('manip_dynamics')
+JOINTS = ['cobot7_joint%d' % i for i in range(1, 8)]
+
+
+@pytest.mark.rostest
+def generate_test_description():
+    """Include sim.launch.py without RViz."""
+    return launch.LaunchDescription([
+        launch.actions.IncludeLaunchDescription(
+            PythonLaunchDescriptionSource(os.path.join(SHARE, 'launch', 'sim.launch.py')),
+            launch_arguments={'rviz': 'false'}.items()),
+        launch_testing.actions.ReadyToTest(),
+    ])
+
+
+class TestSimLaunch(unittest.TestCase):
+    """The launched graph simulates the arm and holds it with gravity compensation."""
+
+    @classmethod
+    def setUpClass(cls):
+        """Create the test node, spun on a thread."""
+        rclpy.init()
+        cls.node = rclpy.create_node('test_sim_launch')
+        cls.states = []
+        cls.node.create_subscription(JointState, '/joint_states', cls.states.append, 100)
+        cls.executor = rclpy.executors.SingleThreadedExecutor()
+        cls.executor.add_node(cls.node)
+        cls.spinner = threading.Thread(target=cls.executor.spin, daemon=True)
+        cls.spinner.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        """Stop spinning and shut down."""
+        cls.executor.shutdown()
+        cls.node.destroy_node()
+        rclpy.try_shutdown()
+
+    def test_1_topics_come_up(self):
+        """The simulator, the dynamics node and the compensation all publish."""
+        topics = [('/joint_states', JointState), ('/clock', Clock),
+                  ('/manip_dynamics/gravity_torques', JointState),
+                  ('/effort_controller/commands', Float64MultiArray)]
+        with WaitForTopics(topics, timeout=90.0) as wait:
+            state = wait.received_messages('/joint_states')[-1]
+        self.assertEqual(list(state.name), JOINTS)
+
+    def test_2_released_arm_holds(self):
+        """Released at rest by ~/reset with the compensation running, the pose holds."""
+        client = self.node.create_client(Trigger, '/simulator/reset')
+        self.assertTrue(client.wait_for_service(timeout_sec=30.0))
+        time.sleep(1.0)
+        future = client.call_async(Trigger.Request())
+        deadline = time.monotonic() + 10.0
+        while not future.done() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        self.assertTrue(future.done() and future.result().success)
+        start = len(self.states)
+        time.sleep(3.0)
+        positions = np.array([m.position for m in self.states[start:]])
+        self.assertGreater(len(positions), 100)
+        self.assertLess(np.max(np.abs(positions - positions[0])), 1e-3)
+
+
+@launch_testing.post_shutdown_test()
+class TestSimLaunchShutdown(unittest.TestCase):
+    """Every process exits cleanly when the launch shuts down."""
+
+    def test_exit_codes(self, proc_info):
+        """Every launched process exited with code 0."""
+        launch_testing.asserts.assertExitCodes(proc_info)
