@@ -1,0 +1,414 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Benchmark the ROS nodes on the default arm (cobot7, 7 DoF) over real DDS on loopback.
+
+1. joint_states -> ~/gravity_torques latency of dynamics_node at 1 kHz input: a separate
+   publisher process stamps each /joint_states with the ROS clock; this process receives
+   /manip_dynamics/gravity_torques (stamp copied from the input) and takes the difference.
+2. Service round trip of ~/inverse_dynamics and ~/dynamics_terms: one client calling in a
+   loop (call_async + spin_until_future_complete), p50 and calls per second.
+3. simulator_node real-time factor at 1 kHz with real_time_factor 0: simulated time on
+   /clock over wall time.
+
+Every node is its own process; ROS traffic stays on loopback on a domain of its own.
+Usage::
+
+    python benchmarks/ros_benchmark.py [--quick] [--output docs/BENCHMARKS.md]
+
+With ``--output`` the results replace the marked ROS block of that file (nothing else).
+"""
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import numpy as np
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGE_ROOT = os.path.join(REPO, 'manip_dynamics')
+BEGIN = '<!-- ros-benchmark:begin -->'
+END = '<!-- ros-benchmark:end -->'
+PLACEHOLDER = '(to be added by benchmarks for the nodes)'
+
+os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+os.environ['ROS_LOCALHOST_ONLY'] = '1'
+os.environ.setdefault('ROS_DOMAIN_ID', '71')
+if PACKAGE_ROOT not in sys.path:
+    sys.path.insert(0, PACKAGE_ROOT)
+
+
+def machine() -> list[str]:
+    """Return lines describing the machine, OS and software."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open('/proc/cpuinfo') as stream:
+            for line in stream:
+                if line.startswith('model name'):
+                    cpu = line.split(':', 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    osname = platform.platform()
+    try:
+        with open('/etc/os-release') as stream:
+            fields = dict(line.rstrip().split('=', 1) for line in stream if '=' in line)
+        osname = '%s (kernel %s)' % (fields.get('PRETTY_NAME', '').strip('"'),
+                                     platform.release())
+    except OSError:
+        pass
+    import rclpy
+    rclpy_version = 'unknown'
+    try:
+        from importlib.metadata import version
+        rclpy_version = version('ros-rclpy')
+    except Exception:  # noqa: B902 - a plain ROS install has no ros-rclpy dist
+        pass
+    load = ', '.join('%.2f' % x for x in os.getloadavg())
+    return [
+        '- Machine: %s, %d logical CPUs; load average at start %s (other processes share '
+        'the cores)' % (cpu, os.cpu_count() or 0, load),
+        '- OS: %s' % osname,
+        '- ROS 2 %s (rclpy %s, %s), Python %s; RMW %s; loopback discovery only' % (
+            os.environ.get('ROS_DISTRO', '?'), rclpy_version, os.path.dirname(rclpy.__file__),
+            platform.python_version(), os.environ.get('RMW_IMPLEMENTATION',
+                                                      'rmw_fastrtps_cpp (default)')),
+    ]
+
+
+def start_node(module: str, name: str, params: dict, log_dir: str) -> subprocess.Popen:
+    """Start ``python -m manip_dynamics.ros.<module>`` as node ``name``."""
+    import yaml
+    path = os.path.join(log_dir, name + '.yaml')
+    with open(path, 'w') as stream:
+        yaml.safe_dump({name: {'ros__parameters': params}}, stream)
+    env = dict(os.environ)
+    env['PYTHONPATH'] = PACKAGE_ROOT + os.pathsep + env.get('PYTHONPATH', '')
+    log = open(os.path.join(log_dir, name + '.log'), 'w')
+    return subprocess.Popen([sys.executable, '-m', 'manip_dynamics.ros.' + module,
+                             '--ros-args', '-r', '__node:=' + name, '--params-file', path],
+                            env=env, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """SIGINT a process, wait, kill on timeout."""
+    if proc.poll() is None:
+        proc.send_signal(2)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def publisher_main(rate: float, duration: float, names: list[str]) -> None:
+    """Publish /joint_states at ``rate`` Hz for ``duration`` s (the latency input)."""
+    import rclpy
+    from sensor_msgs.msg import JointState
+    rclpy.init()
+    node = rclpy.create_node('bench_joint_states')
+    pub = node.create_publisher(JointState, '/joint_states', 10)
+    clock = node.get_clock()
+    q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+    period = 1.0 / rate
+    time.sleep(2.0)  # discovery
+    start = time.monotonic()
+    k = 0
+    while True:
+        target = start + k * period
+        now = time.monotonic()
+        if now - start > duration:
+            break
+        if target > now:
+            time.sleep(target - now)
+        q = q0 + 0.1 * np.sin(0.5 * k * period + np.arange(7))
+        msg = JointState(name=names, position=q.tolist(), velocity=[0.0] * 7)
+        msg.header.stamp = clock.now().to_msg()
+        pub.publish(msg)
+        k += 1
+    node.destroy_node()
+    rclpy.try_shutdown()
+
+
+def dynamics_single_main() -> None:
+    """Spin dynamics_node's node class with a SingleThreadedExecutor (diagnostic row)."""
+    import rclpy
+    from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+    from manip_dynamics.ros.dynamics_node import DynamicsNode
+    rclpy.init(args=sys.argv)
+    node = DynamicsNode()
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    try:
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+
+
+def percentile_ms(values: list[float], p: float) -> float:
+    """Return a percentile of durations in seconds, in milliseconds."""
+    return 1e3 * float(np.percentile(np.asarray(values), p))
+
+
+def bench_latency(node, executor, names, duration: float, log_dir: str) -> dict:
+    """Measure joint_states -> ~/gravity_torques latency at 1 kHz."""
+    from sensor_msgs.msg import JointState
+    clock = node.get_clock()
+    latencies = []
+    recording = threading.Event()
+
+    def callback(msg):
+        if recording.is_set():
+            now = clock.now().nanoseconds
+            stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+            latencies.append((now - stamp) * 1e-9)
+    sub = node.create_subscription(JointState, '/manip_dynamics/gravity_torques', callback,
+                                   1000)
+    warmup = 2.0
+    pub = subprocess.Popen(
+        [sys.executable, os.path.abspath(__file__), '--role', 'publisher',
+         '--duration', str(duration + warmup + 1.0)], env=dict(os.environ),
+        stdout=open(os.path.join(log_dir, 'publisher.log'), 'w'), stderr=subprocess.STDOUT)
+    time.sleep(2.0 + warmup)  # publisher discovery + warm-up
+    recording.set()
+    time.sleep(duration)
+    recording.clear()
+    pub.wait(timeout=30)
+    node.destroy_subscription(sub)
+    sent = duration * 1000.0
+    return {'p50': percentile_ms(latencies, 50), 'p99': percentile_ms(latencies, 99),
+            'received': len(latencies), 'sent': sent}
+
+
+def bench_service(node, srv_type, name: str, request, calls: int) -> dict:
+    """Call a service ``calls`` times in a loop; return p50 and calls per second."""
+    import rclpy
+    client = node.create_client(srv_type, name)
+    if not client.wait_for_service(timeout_sec=60.0):
+        raise RuntimeError('service %s not available' % name)
+    for _ in range(20):  # warm up
+        future = client.call_async(request)
+        rclpy.spin_until_future_complete(node, future)
+    times = []
+    start = time.perf_counter()
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        future = client.call_async(request)
+        rclpy.spin_until_future_complete(node, future)
+        times.append(time.perf_counter() - t0)
+        if not future.result().success:
+            raise RuntimeError('%s failed: %s' % (name, future.result().message))
+    total = time.perf_counter() - start
+    node.destroy_client(client)
+    return {'p50': percentile_ms(times, 50), 'p99': percentile_ms(times, 99),
+            'rate': calls / total}
+
+
+def bench_simulator(node, xml: str, duration: float, log_dir: str) -> dict:
+    """Run simulator_node with real_time_factor 0 and measure simulated / wall time."""
+    import rclpy
+    from rosgraph_msgs.msg import Clock
+    samples = []
+    sub = node.create_subscription(
+        Clock, '/clock', lambda m: samples.append(
+            (time.monotonic(), m.clock.sec + 1e-9 * m.clock.nanosec)), 1000)
+    proc = start_node('simulator_node', 'bench_simulator', {
+        'robot_description': xml, 'real_time_factor': 0.0, 'publish_clock': True,
+        'rate': 1000.0, 'publish_rate': 250.0}, log_dir)
+    try:
+        deadline = time.monotonic() + 120.0
+        while not samples and time.monotonic() < deadline:
+            rclpy.spin_once(node, timeout_sec=0.1)
+        end = time.monotonic() + 1.0 + duration
+        while time.monotonic() < end:
+            rclpy.spin_once(node, timeout_sec=0.1)
+    finally:
+        stop(proc)
+        node.destroy_subscription(sub)
+    t_start = samples[0][0] + 1.0
+    window = [s for s in samples if s[0] >= t_start]
+    rtf = (window[-1][1] - window[0][1]) / (window[-1][0] - window[0][0])
+    return {'rtf': rtf, 'sim_seconds': window[-1][1] - window[0][1],
+            'wall_seconds': window[-1][0] - window[0][0]}
+
+
+def write_section(path: str, lines: list[str]) -> None:
+    """Replace (or insert under '## ROS nodes') the marked ROS block of ``path``."""
+    block = '\n'.join([BEGIN] + lines + [END])
+    with open(path) as stream:
+        text = stream.read()
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        tail = rest.split(END, 1)[1]
+        text = head + block + tail
+    elif PLACEHOLDER in text:
+        text = text.replace(PLACEHOLDER, block, 1)
+    elif '## ROS nodes' in text:
+        text = text.replace('## ROS nodes', '## ROS nodes\n\n' + block, 1)
+    else:
+        text = text.rstrip('\n') + '\n\n## ROS nodes\n\n' + block + '\n'
+    with open(path, 'w') as stream:
+        stream.write(text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the three benchmarks and print (optionally write) the results table."""
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--quick', action='store_true', help='short runs (smoke test)')
+    parser.add_argument('--output', default='', help='Markdown file to update')
+    parser.add_argument('--role', default='bench', help=argparse.SUPPRESS)
+    parser.add_argument('--ros-args', nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    parser.add_argument('--duration', type=float, default=0.0, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    names = ['cobot7_joint%d' % i for i in range(1, 8)]
+    if args.role == 'publisher':
+        publisher_main(1000.0, args.duration, names)
+        return 0
+    if args.role == 'dynamics_single':
+        dynamics_single_main()
+        return 0
+
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+    from manip_dynamics.bundled import urdf_path
+    from manip_dynamics_interfaces.srv import GetDynamicsTerms, InverseDynamics
+
+    with open(urdf_path('cobot7')) as stream:
+        xml = stream.read()
+    latency_s = 3.0 if args.quick else 10.0
+    calls = 100 if args.quick else 1000
+    sim_s = 3.0 if args.quick else 10.0
+    header = machine()
+    log_dir = tempfile.mkdtemp(prefix='ros_benchmark_')
+    rclpy.init()
+    node = rclpy.create_node('ros_benchmark')
+    dyn = start_node('dynamics_node', 'manip_dynamics', {'robot_description': xml}, log_dir)
+    try:
+        # Latency: subscriptions are spun on a thread while this thread sleeps.
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+        spinner = threading.Thread(target=executor.spin, daemon=True)
+        client = node.create_client(InverseDynamics, '/manip_dynamics/inverse_dynamics')
+        if not client.wait_for_service(timeout_sec=120.0):
+            raise RuntimeError('dynamics_node did not come up; see %s' % log_dir)
+        node.destroy_client(client)
+        spinner.start()
+        latency = bench_latency(node, executor, names, latency_s, log_dir)
+        executor.shutdown()
+        executor.remove_node(node)
+        print('latency: %s' % latency, flush=True)
+        q = [0.1, -0.7, 0.2, -2.3, 0.1, 1.6, 0.8]
+        qd = [0.2, -0.1, 0.3, 0.1, -0.2, 0.1, 0.05]
+        services = {
+            'inverse_dynamics': bench_service(
+                node, InverseDynamics, '/manip_dynamics/inverse_dynamics',
+                InverseDynamics.Request(joint_names=names, positions=q, velocities=qd,
+                                        accelerations=[0.5] * 7), calls),
+            'dynamics_terms': bench_service(
+                node, GetDynamicsTerms, '/manip_dynamics/dynamics_terms',
+                GetDynamicsTerms.Request(joint_names=names, positions=q, velocities=qd),
+                calls),
+        }
+        print('services: %s' % services, flush=True)
+    finally:
+        stop(dyn)
+    # Diagnostic: the same node class spun by a SingleThreadedExecutor.
+    import yaml
+    path = os.path.join(log_dir, 'single.yaml')
+    with open(path, 'w') as stream:
+        yaml.safe_dump({'manip_dynamics': {'ros__parameters': {'robot_description': xml}}},
+                       stream)
+    env = dict(os.environ)
+    env['PYTHONPATH'] = PACKAGE_ROOT + os.pathsep + env.get('PYTHONPATH', '')
+    single = subprocess.Popen(
+        [sys.executable, os.path.abspath(__file__), '--role', 'dynamics_single',
+         '--ros-args', '-r', '__node:=manip_dynamics', '--params-file', path], env=env,
+        stdout=open(os.path.join(log_dir, 'dynamics_single.log'), 'w'),
+        stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        client = node.create_client(InverseDynamics, '/manip_dynamics/inverse_dynamics')
+        if not client.wait_for_service(timeout_sec=120.0):
+            raise RuntimeError('single-threaded dynamics node did not come up')
+        node.destroy_client(client)
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+        spinner = threading.Thread(target=executor.spin, daemon=True)
+        spinner.start()
+        latency_single = bench_latency(node, executor, names, latency_s, log_dir)
+        executor.shutdown()
+        executor.remove_node(node)
+        print('latency (SingleThreadedExecutor): %s' % latency_single, flush=True)
+    finally:
+        stop(single)
+    try:
+        sim = bench_simulator(node, xml, sim_s, log_dir)
+        print('simulator: %s' % sim, flush=True)
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+
+    def verdict(ok: bool) -> str:
+        return 'met' if ok else 'NOT met'
+    lines = [
+        'Generated by `python benchmarks/ros_benchmark.py%s` (each node its own process, '
+        'DDS on loopback).' % (' --quick' if args.quick else ''),
+        '',
+    ] + header + [
+        '',
+        '| measurement (cobot7, 7 DoF) | p50 | p99 | throughput | target |',
+        '| --- | ---: | ---: | ---: | --- |',
+        '| /joint_states -> ~/gravity_torques latency, 1 kHz input, %g s (%d of %d '
+        'received) | %.3f ms | %.3f ms | | p50 < 0.5 ms: %s |' % (
+            latency_s, latency['received'], latency['sent'], latency['p50'], latency['p99'],
+            verdict(latency['p50'] < 0.5)),
+        "| same, dynamics_node's node class spun by a SingleThreadedExecutor instead of "
+        'its MultiThreadedExecutor (diagnostic; %d of %d received) | %.3f ms | %.3f ms | | '
+        '|' % (latency_single['received'], latency_single['sent'], latency_single['p50'],
+               latency_single['p99']),
+        '| ~/inverse_dynamics service round trip (%d calls) | %.3f ms | %.3f ms | '
+        '%.0f calls/s | |' % (calls, services['inverse_dynamics']['p50'],
+                              services['inverse_dynamics']['p99'],
+                              services['inverse_dynamics']['rate']),
+        '| ~/dynamics_terms service round trip (%d calls) | %.3f ms | %.3f ms | '
+        '%.0f calls/s | |' % (calls, services['dynamics_terms']['p50'],
+                              services['dynamics_terms']['p99'],
+                              services['dynamics_terms']['rate']),
+        '| simulator_node, rate 1 kHz, real_time_factor 0: real-time factor over %.1f s of '
+        'wall time | | | **%.1f x** real time | >= 5: %s |' % (
+            sim['wall_seconds'], sim['rtf'], verdict(sim['rtf'] >= 5.0)),
+        '',
+        'Service round trips: one rclpy client calling in a loop with '
+        "`spin_until_future_complete`, so the client's own rclpy overhead is included. "
+        "Latency: receive time minus the input's header stamp, both from the ROS clock of "
+        'the same machine.',
+    ]
+    print('\n'.join(lines))
+    if args.output:
+        write_section(args.output, lines)
+        print('wrote the ROS block of %s' % args.output)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
