@@ -166,6 +166,74 @@ def dynamics_single_main() -> None:
         rclpy.try_shutdown()
 
 
+SERVICE_REQUESTS = {
+    # service name -> (interface module, type, request fields)
+    '/manip_dynamics/inverse_dynamics': (
+        'manip_dynamics_interfaces.srv', 'InverseDynamics',
+        {'joint_names': ['cobot7_joint%d' % i for i in range(1, 8)],
+         'positions': [0.1, -0.7, 0.2, -2.3, 0.1, 1.6, 0.8],
+         'velocities': [0.2, -0.1, 0.3, 0.1, -0.2, 0.1, 0.05],
+         'accelerations': [0.5] * 7}),
+    '/manip_dynamics/dynamics_terms': (
+        'manip_dynamics_interfaces.srv', 'GetDynamicsTerms',
+        {'joint_names': ['cobot7_joint%d' % i for i in range(1, 8)],
+         'positions': [0.1, -0.7, 0.2, -2.3, 0.1, 1.6, 0.8],
+         'velocities': [0.2, -0.1, 0.3, 0.1, -0.2, 0.1, 0.05]}),
+    '/bench_trigger': ('std_srvs.srv', 'Trigger', {}),
+}
+
+
+def client_main(name: str, calls: int) -> None:
+    """Call one service ``calls`` times from a fresh process; print the result as JSON."""
+    import importlib
+    import json
+    import rclpy
+    module, type_name, fields = SERVICE_REQUESTS[name]
+    srv_type = getattr(importlib.import_module(module), type_name)
+    rclpy.init()
+    node = rclpy.create_node('bench_client')
+    result = bench_service(node, srv_type, name, srv_type.Request(**fields), calls)
+    node.destroy_node()
+    rclpy.try_shutdown()
+    print('RESULT ' + json.dumps(result), flush=True)
+
+
+def run_client(name: str, calls: int) -> dict:
+    """Run :func:`client_main` in a new process (rclpy slows down with every call a
+    process makes, so each measurement starts fresh) and return its result."""
+    import json
+    env = dict(os.environ)
+    env['PYTHONPATH'] = PACKAGE_ROOT + os.pathsep + env.get('PYTHONPATH', '')
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), '--role', 'client',
+                          '--service', name, '--calls', str(calls)], env=env,
+                         capture_output=True, text=True, timeout=600)
+    for line in out.stdout.splitlines():
+        if line.startswith('RESULT '):
+            return json.loads(line[len('RESULT '):])
+    raise RuntimeError('client for %s failed:\n%s%s' % (name, out.stdout, out.stderr))
+
+
+def trigger_server_main() -> None:
+    """Serve a trivial std_srvs/Trigger on /bench_trigger (baseline of rclpy services)."""
+    import rclpy
+    from rclpy.executors import ExternalShutdownException
+    from std_srvs.srv import Trigger
+
+    def answer(request, response):
+        response.success = True
+        return response
+    rclpy.init()
+    node = rclpy.create_node('bench_trigger_server')
+    node.create_service(Trigger, '/bench_trigger', answer)
+    try:
+        rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+
+
 def percentile_ms(values: list[float], p: float) -> float:
     """Return a percentile of durations in seconds, in milliseconds."""
     return 1e3 * float(np.percentile(np.asarray(values), p))
@@ -222,7 +290,8 @@ def bench_service(node, srv_type, name: str, request, calls: int) -> dict:
     total = time.perf_counter() - start
     node.destroy_client(client)
     return {'p50': percentile_ms(times, 50), 'p99': percentile_ms(times, 99),
-            'rate': calls / total}
+            'rate': calls / total, 'first': percentile_ms(times[:100], 50),
+            'last': percentile_ms(times[-100:], 50)}
 
 
 def bench_simulator(node, xml: str, duration: float, log_dir: str) -> dict:
@@ -280,10 +349,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--role', default='bench', help=argparse.SUPPRESS)
     parser.add_argument('--ros-args', nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     parser.add_argument('--duration', type=float, default=0.0, help=argparse.SUPPRESS)
+    parser.add_argument('--service', default='', help=argparse.SUPPRESS)
+    parser.add_argument('--calls', type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     names = ['cobot7_joint%d' % i for i in range(1, 8)]
     if args.role == 'publisher':
         publisher_main(1000.0, args.duration, names)
+        return 0
+    if args.role == 'client':
+        client_main(args.service, args.calls)
+        return 0
+    if args.role == 'trigger_server':
+        trigger_server_main()
         return 0
     if args.role == 'dynamics_single':
         dynamics_single_main()
@@ -292,12 +369,12 @@ def main(argv: list[str] | None = None) -> int:
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
     from manip_dynamics.bundled import urdf_path
-    from manip_dynamics_interfaces.srv import GetDynamicsTerms, InverseDynamics
+    from manip_dynamics_interfaces.srv import InverseDynamics
 
     with open(urdf_path('cobot7')) as stream:
         xml = stream.read()
     latency_s = 3.0 if args.quick else 10.0
-    calls = 100 if args.quick else 1000
+    calls = 100 if args.quick else 300
     sim_s = 3.0 if args.quick else 10.0
     header = machine()
     log_dir = tempfile.mkdtemp(prefix='ros_benchmark_')
@@ -305,32 +382,23 @@ def main(argv: list[str] | None = None) -> int:
     node = rclpy.create_node('ros_benchmark')
     dyn = start_node('dynamics_node', 'manip_dynamics', {'robot_description': xml}, log_dir)
     try:
-        # Latency: subscriptions are spun on a thread while this thread sleeps.
-        executor = SingleThreadedExecutor()
-        executor.add_node(node)
-        spinner = threading.Thread(target=executor.spin, daemon=True)
+        # Services first, on an idle node; then the latency run (a flood of joint_states),
+        # its subscriptions spun on a thread while this thread sleeps.
         client = node.create_client(InverseDynamics, '/manip_dynamics/inverse_dynamics')
         if not client.wait_for_service(timeout_sec=120.0):
             raise RuntimeError('dynamics_node did not come up; see %s' % log_dir)
         node.destroy_client(client)
+        services = {name: run_client('/manip_dynamics/' + name, calls)
+                    for name in ('inverse_dynamics', 'dynamics_terms')}
+        print('services: %s' % services, flush=True)
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+        spinner = threading.Thread(target=executor.spin, daemon=True)
         spinner.start()
         latency = bench_latency(node, executor, names, latency_s, log_dir)
         executor.shutdown()
         executor.remove_node(node)
         print('latency: %s' % latency, flush=True)
-        q = [0.1, -0.7, 0.2, -2.3, 0.1, 1.6, 0.8]
-        qd = [0.2, -0.1, 0.3, 0.1, -0.2, 0.1, 0.05]
-        services = {
-            'inverse_dynamics': bench_service(
-                node, InverseDynamics, '/manip_dynamics/inverse_dynamics',
-                InverseDynamics.Request(joint_names=names, positions=q, velocities=qd,
-                                        accelerations=[0.5] * 7), calls),
-            'dynamics_terms': bench_service(
-                node, GetDynamicsTerms, '/manip_dynamics/dynamics_terms',
-                GetDynamicsTerms.Request(joint_names=names, positions=q, velocities=qd),
-                calls),
-        }
-        print('services: %s' % services, flush=True)
     finally:
         stop(dyn)
     # Diagnostic: the same node class spun by a SingleThreadedExecutor.
@@ -361,6 +429,16 @@ def main(argv: list[str] | None = None) -> int:
         print('latency (SingleThreadedExecutor): %s' % latency_single, flush=True)
     finally:
         stop(single)
+    # Baseline: the same client loop against a trivial rclpy Trigger server.
+    trigger = subprocess.Popen(
+        [sys.executable, os.path.abspath(__file__), '--role', 'trigger_server'],
+        env=env, stdout=open(os.path.join(log_dir, 'trigger.log'), 'w'),
+        stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        baseline = run_client('/bench_trigger', calls)
+        print('baseline: %s' % baseline, flush=True)
+    finally:
+        stop(trigger)
     try:
         sim = bench_simulator(node, xml, sim_s, log_dir)
         print('simulator: %s' % sim, flush=True)
@@ -386,23 +464,36 @@ def main(argv: list[str] | None = None) -> int:
         'its MultiThreadedExecutor (diagnostic; %d of %d received) | %.3f ms | %.3f ms | | '
         '|' % (latency_single['received'], latency_single['sent'], latency_single['p50'],
                latency_single['p99']),
-        '| ~/inverse_dynamics service round trip (%d calls) | %.3f ms | %.3f ms | '
-        '%.0f calls/s | |' % (calls, services['inverse_dynamics']['p50'],
-                              services['inverse_dynamics']['p99'],
-                              services['inverse_dynamics']['rate']),
-        '| ~/dynamics_terms service round trip (%d calls) | %.3f ms | %.3f ms | '
-        '%.0f calls/s | |' % (calls, services['dynamics_terms']['p50'],
-                              services['dynamics_terms']['p99'],
-                              services['dynamics_terms']['rate']),
+    ] + [
+        '| %s service round trip, %d calls (p50 of the first / last 100: %.2f / %.2f ms) '
+        '| %.3f ms | %.3f ms | %.0f calls/s | |' % (
+            label, calls, r['first'], r['last'], r['p50'], r['p99'], r['rate'])
+        for label, r in (('~/inverse_dynamics', services['inverse_dynamics']),
+                         ('~/dynamics_terms', services['dynamics_terms']),
+                         ('baseline: trivial std_srvs/Trigger rclpy server', baseline))
+    ] + [
         '| simulator_node, rate 1 kHz, real_time_factor 0: real-time factor over %.1f s of '
         'wall time | | | **%.1f x** real time | >= 5: %s |' % (
             sim['wall_seconds'], sim['rtf'], verdict(sim['rtf'] >= 5.0)),
         '',
-        'Service round trips: one rclpy client calling in a loop with '
+        'Service round trips: a fresh client process calling in a loop with '
         "`spin_until_future_complete`, so the client's own rclpy overhead is included. "
+        'With these rclpy wheels the round trip grows with every call the client process '
+        'has made (about +0.03 ms per call, the same against the trivial Trigger server; '
+        'a new node or client in the same process does not reset it): compare the first '
+        'and last 100 calls. '
         "Latency: receive time minus the input's header stamp, both from the ROS clock of "
-        'the same machine.',
+        'the same machine; the latency row uses dynamics_node as shipped (its '
+        'MultiThreadedExecutor drops most input at 1 kHz); the diagnostic row spins the same '
+        'node class with a SingleThreadedExecutor.',
     ]
+    distro = os.environ.get('ROS_DISTRO', '?')
+    others = [d for d in ('jazzy', 'kilted') if d != distro]
+    for other in others:
+        venv = os.path.join(REPO, '.venv-' + other if other != 'jazzy' else '.venv')
+        lines += ['', 'ROS 2 %s: not measured here%s.' % (
+            other, '' if os.path.isdir(venv) else ' (no %s on this machine)'
+            % os.path.relpath(venv, REPO))]
     print('\n'.join(lines))
     if args.output:
         write_section(args.output, lines)
