@@ -154,6 +154,8 @@ class Monitor:
         self.samples: list[tuple[float, np.ndarray, np.ndarray]] = []
         self.gravity_samples: list[tuple[float, np.ndarray]] = []
         self.rate_window: list[tuple[float, float]] = []
+        self.received = 0
+        self.gravity_received = 0
         node.create_subscription(JointState, '/joint_states', self.joint_states_callback, 50)
         node.create_subscription(JointState, '/manip_dynamics/gravity_torques',
                                  self.gravity_callback, 50)
@@ -168,9 +170,11 @@ class Monitor:
             return
         t = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
         with self.lock:
-            if self.q0 is None or t < self.t_sim - 1e-9:
+            self.received += 1
+            if self.q0 is None or t < self.t_sim - 1e-9:  # first message, or a reset
                 self.q0 = q.copy()
                 self.samples.clear()
+                self.gravity_samples.clear()
             self.t_sim = t
             self.q = q
             self.rate_window.append((time.monotonic(), t))
@@ -185,8 +189,11 @@ class Monitor:
             return
         t = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
         with self.lock:
+            self.gravity_received += 1
             self.gravity = g
             self.gravity_remote = True
+            if self.gravity_samples and t < self.gravity_samples[-1][0] - 1e-9:
+                self.gravity_samples.clear()
             if not self.gravity_samples or t - self.gravity_samples[-1][0] >= 0.02 - 1e-9:
                 self.gravity_samples.append((t, g))
 
@@ -259,8 +266,10 @@ def write_plot(monitor: Monitor, path: str, title: str) -> bool:
                          linewidth=0.8)
     axes[0].set_ylabel('joint position q [rad]')
     axes[1].set_ylabel('drift q - q(0) [mrad]')
-    axes[2].set_ylabel('applied effort [N m]' + (' (dashed: g(q) from dynamics_node)'
-                                                 if gravity else ''))
+    axes[2].set_ylabel('applied effort [N m]')
+    if gravity:
+        axes[2].set_title('solid: effort applied by the simulator; dashed: g(q) from '
+                          'dynamics_node', fontsize='small')
     axes[2].set_xlabel('simulated time [s]')
     axes[0].legend(loc='upper right', fontsize='small', ncol=4)
     for ax in axes:
@@ -481,6 +490,8 @@ def main(argv: list[str] | None = None) -> int:
         node.destroy_node()
         rclpy.try_shutdown()
     print('run_demo: final %s' % monitor.status())
+    print('run_demo: received %d /joint_states and %d ~/gravity_torques messages'
+          % (monitor.received, monitor.gravity_received))
     title = '%s: %s, %s' % (model.name, 'gravity compensation on'
                             if 'gravity_compensation' in started else
                             'no gravity compensation', 'simulator_node + ' + ', '.join(
