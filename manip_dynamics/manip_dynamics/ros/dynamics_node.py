@@ -35,7 +35,7 @@ import numpy as np
 import rclpy
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.exceptions import ParameterException
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
@@ -393,7 +393,10 @@ def main(args: list[str] | None = None) -> int:
     code = 0
     try:
         node = DynamicsNode()
-        executor = MultiThreadedExecutor(num_threads=4)
+        # rclpy's multi-threaded executor measured 20x slower here (joint_states ->
+        # gravity_torques p50 11 ms against 0.5 ms, docs/BENCHMARKS.md): one thread serves
+        # topics and services in turn; every callback is a few microseconds of library time.
+        executor = SingleThreadedExecutor()
         executor.add_node(node)
         executor.spin()
     except (StartupError, ParameterException) as error:

@@ -44,7 +44,7 @@ import numpy as np
 import rclpy
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.exceptions import ParameterException
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
@@ -318,7 +318,9 @@ def main(args: list[str] | None = None) -> int:
     code = 0
     try:
         node = GravityCompensationNode()
-        executor = MultiThreadedExecutor(num_threads=2)
+        # A single thread: rclpy's multi-threaded executor left joint_states unserved for
+        # 0.5-2 s at a time here, which tripped the staleness watchdog.
+        executor = SingleThreadedExecutor()
         executor.add_node(node)
         while rclpy.ok() and not stop.is_set():
             executor.spin_once(timeout_sec=0.1)
