@@ -24,3 +24,5 @@ cd "${REPO}"
 source scripts/env.sh
 
 python benchmarks/core_benchmark.py --output docs/BENCHMARKS.md "$@"
+python benchmarks/forward_dynamics_methods.py --output docs/BENCHMARKS.md "$@"
+python benchmarks/ros_benchmark.py --output docs/BENCHMARKS.md "$@"
