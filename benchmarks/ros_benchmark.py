@@ -93,32 +93,6 @@ def machine() -> list[str]:
     ]
 
 
-def start_node(module: str, name: str, params: dict, log_dir: str) -> subprocess.Popen:
-    """Start ``python -m manip_dynamics.ros.<module>`` as node ``name``."""
-    import yaml
-    path = os.path.join(log_dir, name + '.yaml')
-    with open(path, 'w') as stream:
-        yaml.safe_dump({name: {'ros__parameters': params}}, stream)
-    env = dict(os.environ)
-    env['PYTHONPATH'] = PACKAGE_ROOT + os.pathsep + env.get('PYTHONPATH', '')
-    log = open(os.path.join(log_dir, name + '.log'), 'w')
-    return subprocess.Popen([sys.executable, '-m', 'manip_dynamics.ros.' + module,
-                             '--ros-args', '-r', '__node:=' + name, '--params-file', path],
-                            env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-
-
-def stop(proc: subprocess.Popen) -> None:
-    """SIGINT a process, wait, kill on timeout."""
-    if proc.poll() is None:
-        proc.send_signal(2)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 def publisher_main(rate: float, duration: float, names: list[str]) -> None:
     """Publish /joint_states at ``rate`` Hz for ``duration`` s (the latency input)."""
     import rclpy
@@ -239,9 +213,23 @@ def percentile_ms(values: list[float], p: float) -> float:
     return 1e3 * float(np.percentile(np.asarray(values), p))
 
 
-def bench_latency(node, executor, names, duration: float, log_dir: str) -> dict:
-    """Measure joint_states -> ~/gravity_torques latency at 1 kHz."""
+def wait_for_dynamics(node, failure: str) -> None:
+    """Wait until /manip_dynamics/inverse_dynamics is offered; raise ``failure`` if not."""
+    from manip_dynamics_interfaces.srv import InverseDynamics
+    client = node.create_client(InverseDynamics, '/manip_dynamics/inverse_dynamics')
+    if not client.wait_for_service(timeout_sec=120.0):
+        raise RuntimeError(failure)
+    node.destroy_client(client)
+
+
+def bench_latency(node, names, duration: float, log_dir: str) -> dict:
+    """Measure joint_states -> ~/gravity_torques latency at 1 kHz (``node`` spun on a thread)."""
+    from rclpy.executors import SingleThreadedExecutor
     from sensor_msgs.msg import JointState
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    spinner = threading.Thread(target=executor.spin, daemon=True)
+    spinner.start()
     clock = node.get_clock()
     latencies = []
     recording = threading.Event()
@@ -264,6 +252,8 @@ def bench_latency(node, executor, names, duration: float, log_dir: str) -> dict:
     recording.clear()
     pub.wait(timeout=30)
     node.destroy_subscription(sub)
+    executor.shutdown()
+    executor.remove_node(node)
     sent = duration * 1000.0
     return {'p50': percentile_ms(latencies, 50), 'p99': percentile_ms(latencies, 99),
             'received': len(latencies), 'sent': sent}
@@ -298,13 +288,14 @@ def bench_simulator(node, xml: str, duration: float, log_dir: str) -> dict:
     """Run simulator_node with real_time_factor 0 and measure simulated / wall time."""
     import rclpy
     from rosgraph_msgs.msg import Clock
+    from manip_dynamics.ros.node_process import start_node, stop_node
     samples = []
     sub = node.create_subscription(
         Clock, '/clock', lambda m: samples.append(
             (time.monotonic(), m.clock.sec + 1e-9 * m.clock.nanosec)), 1000)
     proc = start_node('simulator_node', 'bench_simulator', {
         'robot_description': xml, 'real_time_factor': 0.0, 'publish_clock': True,
-        'rate': 1000.0, 'publish_rate': 250.0}, log_dir)
+        'rate': 1000.0, 'publish_rate': 250.0}, log_dir=log_dir)
     try:
         deadline = time.monotonic() + 120.0
         while not samples and time.monotonic() < deadline:
@@ -313,7 +304,7 @@ def bench_simulator(node, xml: str, duration: float, log_dir: str) -> dict:
         while time.monotonic() < end:
             rclpy.spin_once(node, timeout_sec=0.1)
     finally:
-        stop(proc)
+        stop_node(proc)
         node.destroy_subscription(sub)
     t_start = samples[0][0] + 1.0
     window = [s for s in samples if s[0] >= t_start]
@@ -367,9 +358,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     import rclpy
-    from rclpy.executors import SingleThreadedExecutor
     from manip_dynamics.bundled import urdf_path
-    from manip_dynamics_interfaces.srv import InverseDynamics
+    # Imported here, not at the top: the child roles above must start fast.
+    from manip_dynamics.ros.node_process import start_node, stop_node
 
     with open(urdf_path('cobot7')) as stream:
         xml = stream.read()
@@ -380,27 +371,19 @@ def main(argv: list[str] | None = None) -> int:
     log_dir = tempfile.mkdtemp(prefix='ros_benchmark_')
     rclpy.init()
     node = rclpy.create_node('ros_benchmark')
-    dyn = start_node('dynamics_node', 'manip_dynamics', {'robot_description': xml}, log_dir)
+    dyn = start_node('dynamics_node', 'manip_dynamics', {'robot_description': xml},
+                     log_dir=log_dir)
     try:
         # Services first, on an idle node; then the latency run (a flood of joint_states),
         # its subscriptions spun on a thread while this thread sleeps.
-        client = node.create_client(InverseDynamics, '/manip_dynamics/inverse_dynamics')
-        if not client.wait_for_service(timeout_sec=120.0):
-            raise RuntimeError('dynamics_node did not come up; see %s' % log_dir)
-        node.destroy_client(client)
+        wait_for_dynamics(node, 'dynamics_node did not come up; see %s' % log_dir)
         services = {name: run_client('/manip_dynamics/' + name, calls)
                     for name in ('inverse_dynamics', 'dynamics_terms')}
         print('services: %s' % services, flush=True)
-        executor = SingleThreadedExecutor()
-        executor.add_node(node)
-        spinner = threading.Thread(target=executor.spin, daemon=True)
-        spinner.start()
-        latency = bench_latency(node, executor, names, latency_s, log_dir)
-        executor.shutdown()
-        executor.remove_node(node)
+        latency = bench_latency(node, names, latency_s, log_dir)
         print('latency: %s' % latency, flush=True)
     finally:
-        stop(dyn)
+        stop_node(dyn)
     # Diagnostic: the same node class spun by a SingleThreadedExecutor.
     import yaml
     path = os.path.join(log_dir, 'single.yaml')
@@ -415,20 +398,11 @@ def main(argv: list[str] | None = None) -> int:
         stdout=open(os.path.join(log_dir, 'dynamics_single.log'), 'w'),
         stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        client = node.create_client(InverseDynamics, '/manip_dynamics/inverse_dynamics')
-        if not client.wait_for_service(timeout_sec=120.0):
-            raise RuntimeError('single-threaded dynamics node did not come up')
-        node.destroy_client(client)
-        executor = SingleThreadedExecutor()
-        executor.add_node(node)
-        spinner = threading.Thread(target=executor.spin, daemon=True)
-        spinner.start()
-        latency_single = bench_latency(node, executor, names, latency_s, log_dir)
-        executor.shutdown()
-        executor.remove_node(node)
+        wait_for_dynamics(node, 'single-threaded dynamics node did not come up')
+        latency_single = bench_latency(node, names, latency_s, log_dir)
         print('latency (SingleThreadedExecutor): %s' % latency_single, flush=True)
     finally:
-        stop(single)
+        stop_node(single)
     # Baseline: the same client loop against a trivial rclpy Trigger server.
     trigger = subprocess.Popen(
         [sys.executable, os.path.abspath(__file__), '--role', 'trigger_server'],
@@ -438,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
         baseline = run_client('/bench_trigger', calls)
         print('baseline: %s' % baseline, flush=True)
     finally:
-        stop(trigger)
+        stop_node(trigger)
     try:
         sim = bench_simulator(node, xml, sim_s, log_dir)
         print('simulator: %s' % sim, flush=True)

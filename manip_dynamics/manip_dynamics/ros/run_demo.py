@@ -42,6 +42,8 @@ import time
 
 import numpy as np
 
+from manip_dynamics.ros.node_process import start_node
+
 NODES = (
     # (module, node name, what is lost without it)
     ('simulator_node', 'simulator', None),
@@ -289,7 +291,6 @@ def start_nodes(args: argparse.Namespace, xml: str, log_dir: str,
 
     :return: (label, process) pairs and the names of the nodes started.
     """
-    import yaml
     env = dict(os.environ)
     env.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     env.setdefault('ROS_LOCALHOST_ONLY', '1')
@@ -307,17 +308,12 @@ def start_nodes(args: argparse.Namespace, xml: str, log_dir: str,
     # Timeouts: 0.1 s (both nodes' defaults) is right for a real arm, but a loaded 2-core
     # machine stalls a process for longer now and then; the demo rides through 0.5 s.
     params = {
-        '/**': {'ros__parameters': {'robot_description': xml}},
-        'simulator': {'ros__parameters': {
+        'simulator': {
             'publish_clock': True, 'start_paused': True, 'command_timeout': DEMO_TIMEOUT,
-            'real_time_factor': float(args.real_time_factor)}},
+            'real_time_factor': float(args.real_time_factor)},
         # A simulated arm needs no ramp-in; keep the default (2 s) on a real arm.
-        'gravity_compensation': {'ros__parameters': {'ramp_time': 0.0,
-                                                     'timeout': DEMO_TIMEOUT}},
+        'gravity_compensation': {'ramp_time': 0.0, 'timeout': DEMO_TIMEOUT},
     }
-    path = os.path.join(log_dir, 'demo_params.yaml')
-    with open(path, 'w') as stream:
-        yaml.safe_dump(params, stream)
     procs = []
     started = []
     for module, name, without in NODES:
@@ -327,10 +323,8 @@ def start_nodes(args: argparse.Namespace, xml: str, log_dir: str,
         if not module_exists(full):
             print('run_demo: %s does not exist yet: %s' % (module, without))
             continue
-        log = open(os.path.join(log_dir, name + '.log'), 'w')
-        proc = subprocess.Popen(
-            [sys.executable, '-m', full, '--ros-args', '--params-file', path],
-            env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = start_node(module, name, {'robot_description': xml, **params.get(name, {})},
+                          log_dir=log_dir, env=env)
         procs.append((module, proc))
         started.append(name)
     return procs, started

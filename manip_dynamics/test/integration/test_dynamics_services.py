@@ -26,9 +26,6 @@ reference. Discovery is loopback-only on a test-own domain (conftest.py).
 
 import math
 import os
-import subprocess
-import sys
-import tempfile
 import time
 
 import numpy as np
@@ -48,9 +45,9 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 from visualization_msgs.msg import MarkerArray  # noqa: E402
-import yaml  # noqa: E402
 
 from manip_dynamics import RobotModel  # noqa: E402
+from manip_dynamics.ros.node_process import start_node, stop_node  # noqa: E402
 
 pytestmark = pytest.mark.rostest
 
@@ -132,21 +129,10 @@ def graph():
 @pytest.fixture(scope='module')
 def node(graph):
     """Start dynamics_node (URDF from the topic); yield (process, log path, first answer)."""
-    tmp = tempfile.mkdtemp(prefix='md_test_dynamics_')
-    params = os.path.join(tmp, 'params.yaml')
-    with open(params, 'w', encoding='utf-8') as stream:
-        yaml.safe_dump({'/**': {'ros__parameters': {
-            'joint_states_topic': JOINT_STATES_TOPIC, 'marker_rate': 100.0}}}, stream)
-    log_path = os.path.join(tmp, 'node.log')
-    env = dict(os.environ)
-    env['PYTHONPATH'] = PACKAGE_ROOT + os.pathsep + env.get('PYTHONPATH', '')
-    env['PYTHONUNBUFFERED'] = '1'
-    with open(log_path, 'w', encoding='utf-8') as log:
-        process = subprocess.Popen(
-            [sys.executable, '-m', 'manip_dynamics.ros.dynamics_node', '--ros-args',
-             '-r', '__node:=md_test_dynamics', '-r', '/robot_description:=' + DESCRIPTION_TOPIC,
-             '--params-file', params],
-            cwd=PACKAGE_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    process = start_node('dynamics_node', 'md_test_dynamics', {
+        'joint_states_topic': JOINT_STATES_TOPIC, 'marker_rate': 100.0},
+        remaps=['/robot_description:=' + DESCRIPTION_TOPIC])
+    log_path = process.log_path
     try:
         # Before any description: every service answers success = false.
         first = graph.call(srv.InverseDynamics, 'inverse_dynamics',
@@ -158,12 +144,7 @@ def node(graph):
         _wait_for_model(graph, NAMES)
         yield process, log_path, first
     finally:
-        process.send_signal(subprocess.signal.SIGINT)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_node(process, timeout=15.0)
 
 
 def _wait_for_model(graph: Graph, names: list[str]) -> None:

@@ -27,8 +27,6 @@ import math
 import os
 import re
 import subprocess
-import sys
-import tempfile
 import time
 
 import numpy as np
@@ -43,9 +41,9 @@ else:
 
 from sensor_msgs.msg import JointState  # noqa: E402, I100
 from std_msgs.msg import Float64MultiArray  # noqa: E402
-import yaml  # noqa: E402
 
 from manip_dynamics import RobotModel  # noqa: E402
+from manip_dynamics.ros.node_process import start_node, stop_node  # noqa: E402
 
 pytestmark = pytest.mark.rostest
 
@@ -76,40 +74,14 @@ def expected_command(model: RobotModel = MODEL) -> np.ndarray:
     return np.clip(model.gravity_torques(Q)[ORDER], -LIMITS, LIMITS)
 
 
-def _params(path: str, **overrides) -> str:
+def _start(name: str, **overrides) -> tuple[subprocess.Popen, str]:
     params = {'robot_description': URDF, 'controller_name': CONTROLLER,
               'command_joints': COMMAND_JOINTS, 'effort_scale': EFFORT_SCALE,
               'ramp_time': RAMP_TIME, 'timeout': TIMEOUT,
               'joint_states_topic': JOINT_STATES_TOPIC}
     params.update(overrides)
-    with open(path, 'w', encoding='utf-8') as stream:
-        yaml.safe_dump({'/**': {'ros__parameters': params}}, stream)
-    return path
-
-
-def _start(name: str, **overrides) -> tuple[subprocess.Popen, str]:
-    tmp = tempfile.mkdtemp(prefix='md_test_gc_')
-    log_path = os.path.join(tmp, 'node.log')
-    env = dict(os.environ)
-    env['PYTHONPATH'] = PACKAGE_ROOT + os.pathsep + env.get('PYTHONPATH', '')
-    env['PYTHONUNBUFFERED'] = '1'
-    with open(log_path, 'w', encoding='utf-8') as log:
-        process = subprocess.Popen(
-            [sys.executable, '-m', 'manip_dynamics.ros.gravity_compensation_node',
-             '--ros-args', '-r', '__node:=' + name, '--params-file',
-             _params(os.path.join(tmp, 'params.yaml'), **overrides)],
-            cwd=PACKAGE_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    return process, log_path
-
-
-def _stop(process: subprocess.Popen) -> int:
-    if process.poll() is None:
-        process.send_signal(subprocess.signal.SIGINT)
-    try:
-        return process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        return process.wait()
+    process = start_node('gravity_compensation_node', name, params)
+    return process, process.log_path
 
 
 class Rig:
@@ -177,7 +149,7 @@ def node():
     """Start the node under test; yield (process, log path)."""
     process, log_path = _start('md_test_gravity_compensation')
     yield process, log_path
-    _stop(process)
+    stop_node(process, timeout=15.0)
 
 
 @pytest.fixture(scope='module')
@@ -296,7 +268,7 @@ def test_shutdown_publishes_one_zero_command(node, rig) -> None:
         other.run(0.3, publish=False)
         assert not np.any(other.commands[-1][1]), 'last command is not zero'
     finally:
-        _stop(process)
+        stop_node(process, timeout=15.0)
         other.close()
 
 
@@ -313,7 +285,7 @@ def test_bad_parameters_exit_nonzero(overrides, needle) -> None:
     try:
         code = process.wait(timeout=STARTUP_TIMEOUT)
     finally:
-        _stop(process)
+        stop_node(process, timeout=15.0)
     with open(log_path, encoding='utf-8') as stream:
         log = stream.read()
     assert code == 1, log

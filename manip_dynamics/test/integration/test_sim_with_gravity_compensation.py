@@ -25,9 +25,6 @@ loaded CI machine that stalls a process for 0.1 s does not break the hold.
 """
 
 import os
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 
@@ -40,10 +37,10 @@ from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 from std_srvs.srv import SetBool, Trigger  # noqa: E402
-import yaml  # noqa: E402
 
 from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.bundled import urdf_path  # noqa: E402
+from manip_dynamics.ros.node_process import start_node, stop_node  # noqa: E402
 
 pytestmark = [pytest.mark.rostest, pytest.mark.slow]
 
@@ -60,32 +57,6 @@ COMMANDS = '/effort_controller/commands'
 def stamp_seconds(msg) -> float:
     """Return a header stamp in seconds."""
     return msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
-
-
-def start_node(module: str, name: str, params: dict) -> subprocess.Popen:
-    """Start ``python -m manip_dynamics.ros.<module>`` as node ``name`` with ``params``."""
-    fd, path = tempfile.mkstemp(prefix='%s_' % name, suffix='.yaml')
-    with os.fdopen(fd, 'w') as stream:
-        yaml.safe_dump({name: {'ros__parameters': params}}, stream)
-    env = dict(os.environ)
-    env['PYTHONPATH'] = PACKAGE_ROOT + os.pathsep + env.get('PYTHONPATH', '')
-    log = open(os.path.join(tempfile.gettempdir(), 'md_test_%s.log' % name), 'w')
-    return subprocess.Popen(
-        [sys.executable, '-m', 'manip_dynamics.ros.' + module, '--ros-args',
-         '-r', '__node:=' + name, '--params-file', path],
-        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-
-
-def stop_node(proc: subprocess.Popen) -> int:
-    """Stop a node process (SIGINT, wait, kill) and return its exit code."""
-    if proc.poll() is None:
-        proc.send_signal(2)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    return proc.returncode
 
 
 class Graph:
@@ -178,8 +149,7 @@ def graph():
     finally:
         if g is not None:
             for proc in (g.sim, g.gc):
-                if proc is not None:
-                    stop_node(proc)
+                stop_node(proc)
             g.executor.shutdown()
             g.node.destroy_node()
         rclpy.try_shutdown()

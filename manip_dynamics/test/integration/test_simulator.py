@@ -23,10 +23,6 @@ pose of its <ros2_control> block, its effort limits) and from what the test itse
 """
 
 import math
-import os
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 
@@ -43,10 +39,10 @@ from std_srvs.srv import SetBool, Trigger  # noqa: E402
 
 from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.bundled import urdf_path  # noqa: E402
+from manip_dynamics.ros.node_process import start_node, stop_node  # noqa: E402
 
 pytestmark = [pytest.mark.rostest, pytest.mark.slow]
 
-PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # The Panda 'ready' pose, as cobot7.urdf's <ros2_control> initial_value entries give it.
 READY = np.array([0.0, -math.pi / 4, 0.0, -3 * math.pi / 4, 0.0, math.pi / 2, math.pi / 4])
 # cobot7's effort limits (Franka's published Panda values, as in the URDF).
@@ -57,35 +53,6 @@ STARTUP_TIMEOUT = 90.0  # first numba compile without a disk cache takes ~30 s
 def stamp_seconds(msg) -> float:
     """Return a header stamp in seconds."""
     return msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
-
-
-def start_node(module: str, name: str, params: dict, remaps: tuple = (),
-               log_dir: str = '') -> subprocess.Popen:
-    """Start ``python -m manip_dynamics.ros.<module>`` with a parameter file."""
-    import yaml
-    fd, path = tempfile.mkstemp(prefix='%s_' % name, suffix='.yaml')
-    with os.fdopen(fd, 'w') as stream:
-        yaml.safe_dump({name: {'ros__parameters': params}}, stream)
-    env = dict(os.environ)
-    env['PYTHONPATH'] = PACKAGE_ROOT + os.pathsep + env.get('PYTHONPATH', '')
-    cmd = [sys.executable, '-m', 'manip_dynamics.ros.' + module, '--ros-args',
-           '-r', '__node:=' + name, '--params-file', path]
-    for remap in remaps:
-        cmd += ['-r', remap]
-    log = open(os.path.join(log_dir or tempfile.gettempdir(), name + '.log'), 'w')
-    return subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-
-
-def stop_node(proc: subprocess.Popen) -> None:
-    """Stop a node process: SIGINT, wait, then kill."""
-    if proc.poll() is None:
-        proc.send_signal(2)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 class Probe:

@@ -1,0 +1,97 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Start and stop the package's nodes as child processes (tests, benchmarks, the demo).
+
+A node runs as ``python -m manip_dynamics.ros.<module> --ros-args -r __node:=<name>
+--params-file <file>`` with the copy of ``manip_dynamics`` this module comes from first on
+PYTHONPATH, its output going to a log file. This module does not import rclpy: the caller
+may or may not be a ROS process itself.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from typing import Iterable, Mapping
+
+import yaml
+
+#: The folder holding the ``manip_dynamics`` package this module belongs to (the source
+#: tree in a checkout, site-packages in an install).
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def start_node(module: str, name: str, params: Mapping, *, remaps: Iterable[str] = (),
+               log_dir: str | None = None,
+               env: Mapping[str, str] | None = None) -> subprocess.Popen:
+    """
+    Start one node of this package in a new process and return at once.
+
+    The parameters go to ``<log_dir>/<name>.params.yaml`` under the ``/**`` wildcard (the
+    file serves this one process only); stdout and stderr go to ``<log_dir>/<name>.log``,
+    unbuffered. The child runs in a session of its own, so a Ctrl-C in the caller's
+    terminal reaches it only through :func:`stop_node`.
+
+    :param module: Module under ``manip_dynamics.ros``, e.g. ``'dynamics_node'``.
+    :param name: Node name (``-r __node:=<name>``); also names the files.
+    :param params: ROS parameters, name -> YAML-serialisable value.
+    :param remaps: Extra ``from:=to`` remapping rules, each passed as ``-r <rule>``.
+    :param log_dir: Folder for the parameter and log files; default a new temporary one.
+    :param env: Environment of the child; default this process's. PYTHONPATH is prefixed
+        with :data:`PACKAGE_ROOT` and PYTHONUNBUFFERED set either way.
+    :return: The process; its ``log_path`` attribute is the path of the log file.
+    """
+    if log_dir is None:
+        log_dir = tempfile.mkdtemp(prefix='md_%s_' % name)
+    params_path = os.path.join(log_dir, name + '.params.yaml')
+    with open(params_path, 'w', encoding='utf-8') as stream:
+        yaml.safe_dump({'/**': {'ros__parameters': dict(params)}}, stream)
+    child_env = dict(os.environ if env is None else env)
+    child_env['PYTHONPATH'] = PACKAGE_ROOT + os.pathsep + child_env.get('PYTHONPATH', '')
+    child_env['PYTHONUNBUFFERED'] = '1'
+    cmd = [sys.executable, '-m', 'manip_dynamics.ros.' + module, '--ros-args',
+           '-r', '__node:=' + name, '--params-file', params_path]
+    for rule in remaps:
+        cmd += ['-r', rule]
+    log_path = os.path.join(log_dir, name + '.log')
+    with open(log_path, 'w', encoding='utf-8') as log:
+        proc = subprocess.Popen(cmd, env=child_env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    proc.log_path = log_path
+    return proc
+
+
+def stop_node(proc: subprocess.Popen | None, timeout: float = 10.0) -> int | None:
+    """
+    Stop a node process: SIGINT, wait up to ``timeout`` seconds, then SIGKILL.
+
+    A process that has already exited is only reaped.
+
+    :param proc: The process (None: nothing to stop).
+    :param timeout: Seconds to wait for a clean exit after SIGINT [s].
+    :return: The exit code (negative: killed by that signal), None when ``proc`` is None.
+    """
+    if proc is None:
+        return None
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return proc.returncode
