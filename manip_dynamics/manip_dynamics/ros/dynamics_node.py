@@ -48,6 +48,7 @@ from manip_dynamics.ros.conversions import (
     flatten_row_major, from_model_order, joint_state_arrays, joint_state_message,
     matrix_from_model_order, response_joint_names, to_model_order, trajectory_to_arrays,
     trajectory_with_efforts, wrenches_to_dict)
+from manip_dynamics.ros.payloads import apply_payload_request, Payloads
 from manip_dynamics.ros.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
     RobotDescriptionSource, StartupError)
@@ -111,7 +112,7 @@ class DynamicsNode(Node):
             raise StartupError('parameter joint_states_topic must not be empty')
 
         # Payloads set through ~/set_payload: re-applied when a new description arrives.
-        self._payloads: dict[str, tuple[float, list[float], list[float]]] = {}
+        self._payloads: Payloads = {}
         self._last_marker_time = 0.0
         self._services_group = ReentrantCallbackGroup()
         self._topics_group = MutuallyExclusiveCallbackGroup()
@@ -366,15 +367,7 @@ class DynamicsNode(Node):
                              response: SetPayload.Response) -> SetPayload.Response:
         """Answer ~/set_payload: attach (mass > 0) or remove (mass = 0) a link's payload."""
         def handler(model, req, resp):
-            com = [req.center_of_mass.x, req.center_of_mass.y, req.center_of_mass.z]
-            inertia = [req.ixx, req.ixy, req.ixz, req.iyy, req.iyz, req.izz]
-            model.set_payload(req.link, req.mass, com, inertia)
-            if req.mass == 0.0:
-                self._payloads.pop(req.link, None)
-                resp.message = 'removed the payload of link %r' % req.link
-            else:
-                self._payloads[req.link] = (float(req.mass), com, inertia)
-                resp.message = 'payload of %g kg on link %r' % (req.mass, req.link)
+            resp.message = apply_payload_request(model, self._payloads, req)
             self.get_logger().info('set_payload: %s (total mass %.6g kg)' % (
                 resp.message, model.total_mass))
         return self._answer('set_payload', handler, request, response)

@@ -54,6 +54,7 @@ from std_msgs.msg import Float64MultiArray
 from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.conversions import float64_multi_array, joint_state_arrays
+from manip_dynamics.ros.payloads import apply_payload_request, Payloads
 from manip_dynamics.ros.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_floats,
     param_string, param_strings, RobotDescriptionSource, StartupError)
@@ -134,7 +135,7 @@ class GravityCompensationNode(Node):
         if payload_mass > 0.0 and not payload_link:
             raise StartupError('parameter payload_mass is %g kg but payload_link is empty'
                                % payload_mass)
-        self._payloads: dict[str, tuple[float, list[float], list[float]]] = {}
+        self._payloads: Payloads = {}
         if payload_link and payload_mass > 0.0:
             self._payloads[payload_link] = (payload_mass, payload_com, payload_inertia)
 
@@ -274,18 +275,7 @@ class GravityCompensationNode(Node):
             plan = self._plan
             if plan is None:
                 raise InputError(NO_MODEL_MESSAGE)
-            com = [request.center_of_mass.x, request.center_of_mass.y,
-                   request.center_of_mass.z]
-            inertia = [request.ixx, request.ixy, request.ixz, request.iyy, request.iyz,
-                       request.izz]
-            plan.model.set_payload(request.link, request.mass, com, inertia)
-            if request.mass == 0.0:
-                self._payloads.pop(request.link, None)
-                response.message = 'removed the payload of link %r' % request.link
-            else:
-                self._payloads[request.link] = (float(request.mass), com, inertia)
-                response.message = 'payload of %g kg on link %r' % (request.mass,
-                                                                    request.link)
+            response.message = apply_payload_request(plan.model, self._payloads, request)
             response.success = True
             self.get_logger().info('set_payload: %s' % response.message)
         except Exception as error:  # noqa: B902 - a request must never kill the node
