@@ -145,6 +145,7 @@ class RobotModel:
         self._shape = (n,)
         self._no_wrench = np.zeros((1, n, 6))
         self._lock = threading.Lock()
+        self._order_cache: dict[tuple, NDArray[np.int64]] = {}
         self._payloads: dict[str, tuple[float, FloatArray, FloatArray]] = {}
         self._arrays = self._build_arrays()
 
@@ -348,7 +349,7 @@ class RobotModel:
         :return: Values in model order, shape (n,), finite.
         :raises InputError: Length mismatch, unknown/duplicate/missing joint, NaN/inf.
         """
-        names = list(names)
+        names = tuple(names)
         try:
             vals = np.array(values, dtype=np.float64).reshape(-1)
         except (TypeError, ValueError):
@@ -362,27 +363,41 @@ class RobotModel:
             if len(names) != vals.shape[0]:
                 raise InputError('%s has %d values for %d joint names' % (
                     what, vals.shape[0], len(names)))
-            out = np.full(self._n, np.nan)
-            seen = set()
-            for name, value in zip(names, vals):
-                if name in seen:
-                    raise InputError('joint %r appears twice in %s' % (name, what))
-                seen.add(name)
-                index = self._index.get(name)
-                if index is None:
-                    if allow_extra:
-                        continue
-                    raise InputError('unknown joint %r in %s; the model has %s' % (
-                        name, what, list(self._joint_names)))
-                out[index] = value
-            missing = [n for n in self._joint_names if n not in seen]
-            if missing:
-                raise InputError('%s lack joints %s' % (what, missing))
+            # joint_states carry the same name list message after message: remember the
+            # permutation of a name list that passed the checks below
+            perm = self._order_cache.get((names, allow_extra))
+            if perm is None:
+                perm = self._name_permutation(names, what, allow_extra)
+                if len(self._order_cache) > 32:
+                    self._order_cache.clear()
+                self._order_cache[(names, allow_extra)] = perm
+            out = vals[perm]
         bad = ~np.isfinite(out)
         if np.any(bad):
             raise InputError('%s of joint %r is %r' % (
                 what, self._joint_names[int(np.argmax(bad))], out[np.argmax(bad)]))
         return out
+
+    def _name_permutation(self, names: tuple[str, ...], what: str,
+                          allow_extra: bool) -> NDArray[np.int64]:
+        """Return ``perm`` with ``values[perm]`` in model order, or raise InputError."""
+        perm = np.full(self._n, -1, dtype=np.int64)
+        seen = set()
+        for position, name in enumerate(names):
+            if name in seen:
+                raise InputError('joint %r appears twice in %s' % (name, what))
+            seen.add(name)
+            index = self._index.get(name)
+            if index is None:
+                if allow_extra:
+                    continue
+                raise InputError('unknown joint %r in %s; the model has %s' % (
+                    name, what, list(self._joint_names)))
+            perm[index] = position
+        missing = [n for n in self._joint_names if n not in seen]
+        if missing:
+            raise InputError('%s lack joints %s' % (what, missing))
+        return perm
 
     # ------------------------------------------------------------------ payloads
     @property
