@@ -191,6 +191,31 @@ def trigger_server_main() -> None:
         rclpy.try_shutdown()
 
 
+def relay_main() -> None:
+    """
+    Republish /joint_states on /manip_dynamics/gravity_torques unchanged (latency floor).
+
+    The same topics, QoS depth and single-threaded executor as dynamics_node, no dynamics:
+    what rclpy and DDS alone cost on the latency path.
+    """
+    import rclpy
+    from rclpy.executors import ExternalShutdownException
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import JointState
+    rclpy.init()
+    node = rclpy.create_node('bench_relay')
+    pub = node.create_publisher(JointState, '/manip_dynamics/gravity_torques', 10)
+    node.create_subscription(JointState, '/joint_states', pub.publish,
+                             QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT))
+    try:
+        rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+
+
 def percentile_ms(values: list[float], p: float) -> float:
     """Return a percentile of durations in seconds, in milliseconds."""
     return 1e3 * float(np.percentile(np.asarray(values), p))
@@ -338,6 +363,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.role == 'trigger_server':
         trigger_server_main()
         return 0
+    if args.role == 'relay':
+        relay_main()
+        return 0
 
     import rclpy
     from manip_dynamics.bundled import urdf_path
@@ -368,6 +396,17 @@ def main(argv: list[str] | None = None) -> int:
         stop_node(dyn)
     env = dict(os.environ)
     env['PYTHONPATH'] = PACKAGE_ROOT + os.pathsep + env.get('PYTHONPATH', '')
+    # Baseline: the same latency path through a relay node that computes nothing.
+    relay = subprocess.Popen(
+        [sys.executable, os.path.abspath(__file__), '--role', 'relay'],
+        env=env, stdout=open(os.path.join(log_dir, 'relay.log'), 'w'),
+        stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        time.sleep(3.0)  # discovery
+        latency_relay = bench_latency(node, names, latency_s, log_dir)
+        print('latency (relay): %s' % latency_relay, flush=True)
+    finally:
+        stop_node(relay)
     # Baseline: the same client loop against a trivial rclpy Trigger server.
     trigger = subprocess.Popen(
         [sys.executable, os.path.abspath(__file__), '--role', 'trigger_server'],
@@ -399,6 +438,10 @@ def main(argv: list[str] | None = None) -> int:
         'received) | %.3f ms | %.3f ms | | p50 < 0.5 ms: %s |' % (
             latency_s, latency['received'], latency['sent'], latency['p50'], latency['p99'],
             verdict(latency['p50'] < 0.5)),
+        '| baseline: the same path through a relay node that computes nothing (%d of %d '
+        'received) | %.3f ms | %.3f ms | | |' % (
+            latency_relay['received'], latency_relay['sent'], latency_relay['p50'],
+            latency_relay['p99']),
     ] + [
         '| %s service round trip, %d calls (p50 of the first / last 100: %.2f / %.2f ms) '
         '| %.3f ms | %.3f ms | %.0f calls/s | |' % (
@@ -412,11 +455,12 @@ def main(argv: list[str] | None = None) -> int:
             sim['wall_seconds'], sim['rtf'], verdict(sim['rtf'] >= 5.0)),
         '',
         'Service round trips: a fresh client process calling in a loop with '
-        "`spin_until_future_complete`, so the client's own rclpy overhead is included. "
-        'With these rclpy wheels the round trip grows with every call the client process '
-        'has made (about +0.03 ms per call, the same against the trivial Trigger server; '
-        'a new node or client in the same process does not reset it): compare the first '
-        'and last 100 calls. '
+        "`spin_until_future_complete`, so the client's own rclpy overhead is included"
+        + ('. With these rclpy wheels the round trip grows with every call the client '
+           'process has made (the same against the trivial Trigger server; a new node or '
+           'client in the same process does not reset it): compare the first and last 100 '
+           'calls. ' if baseline['last'] > 1.5 * baseline['first'] else
+           '; the first and last 100 calls show no growth. ') +
         "Latency: receive time minus the input's header stamp, both from the ROS clock of "
         'the same machine, dynamics_node as shipped (single-threaded executor; '
         "rclpy's multi-threaded executor measured 11 ms p50 on this path and dropped most "

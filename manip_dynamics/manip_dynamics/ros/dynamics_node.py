@@ -163,17 +163,17 @@ class DynamicsNode(Node):
         try:
             q, qd = joint_state_arrays(model, msg)
             gravity = model.gravity_torques(q)
-            coriolis = None if qd is None else model.coriolis_torques(q, qd)
         except ValueError as error:
             self.get_logger().warning('ignoring joint_states on %s: %s' % (
                 self.joint_states_topic, error), throttle_duration_sec=WARN_PERIOD)
             return
         names = model.joint_names
         if self.gravity_pub is not None:
+            # gravity first: it is what controllers wait for
             self.gravity_pub.publish(joint_state_message(names, gravity, msg.header.stamp))
-            if coriolis is not None:
-                self.coriolis_pub.publish(
-                    joint_state_message(names, coriolis, msg.header.stamp))
+            if qd is not None:
+                self.coriolis_pub.publish(joint_state_message(
+                    names, model.coriolis_torques(q, qd), msg.header.stamp))
         if self.marker_pub is not None:
             now = time.monotonic()
             if now - self._last_marker_time >= 1.0 / self.marker_rate:
