@@ -19,7 +19,7 @@ Conventions used by every method (see docs/THEORY.md):
 
 * ``n`` is the number of actuated joints (revolute, continuous, prismatic), in the
   order of :attr:`RobotModel.joint_names` (depth-first over the URDF tree, children
-  in document order, the order Pinocchio uses).
+  in document order; for a chain also Pinocchio's order).
 * Joint positions ``q`` [rad or m], velocities ``qd`` [rad/s or m/s], accelerations
   ``qdd`` [rad/s^2 or m/s^2], torques/forces ``tau`` [N m or N].
 * Every state argument is either one state, shape ``(n,)``, or a batch, shape
