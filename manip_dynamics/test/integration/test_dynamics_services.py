@@ -30,13 +30,10 @@ import time
 
 import numpy as np
 import pytest
+from ros_test_support import require_interfaces, require_rclpy
 
-rclpy = pytest.importorskip('rclpy', reason='rclpy not installed')
-if os.environ.get('MANIP_DYNAMICS_REQUIRE_INTERFACES') == '1':
-    import manip_dynamics_interfaces.srv as srv  # noqa: I100
-else:
-    srv = pytest.importorskip('manip_dynamics_interfaces.srv',
-                              reason='manip_dynamics_interfaces is not built or not sourced')
+rclpy = require_rclpy()
+srv = require_interfaces()
 
 from builtin_interfaces.msg import Time  # noqa: E402, I100
 from geometry_msgs.msg import WrenchStamped  # noqa: E402

@@ -23,12 +23,12 @@ Skipped with a reason when the interfaces package has not been built; scripts/te
 MANIP_DYNAMICS_REQUIRE_INTERFACES=1 so that `make test` fails instead of skipping.
 """
 
-import importlib
 import math
 import os
 import re
 
 import pytest
+from ros_test_support import require_interfaces
 
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SRV_DIR = os.path.join(os.path.dirname(PACKAGE_ROOT), 'manip_dynamics_interfaces', 'srv')
@@ -88,24 +88,10 @@ EXPECTED = {
 }
 
 
-def _srv_module():
-    """
-    Import the generated service module, or skip (fail under make test) when absent.
-
-    :return: The `manip_dynamics_interfaces.srv` module.
-    """
-    try:
-        return importlib.import_module('manip_dynamics_interfaces.srv')
-    except ImportError as error:
-        if os.environ.get('MANIP_DYNAMICS_REQUIRE_INTERFACES') == '1':
-            raise
-        pytest.skip('manip_dynamics_interfaces is not built or not sourced (%s)' % error)
-
-
 @pytest.mark.parametrize('service', sorted(EXPECTED))
 def test_service_fields(service: str) -> None:
     """Check the request and response fields and types of one generated service."""
-    module = _srv_module()
+    module = require_interfaces()
     srv_type = getattr(module, service)
     expected_request, expected_response = EXPECTED[service]
     assert srv_type.Request.get_fields_and_field_types() == expected_request
@@ -114,7 +100,7 @@ def test_service_fields(service: str) -> None:
 
 def test_defaults_are_empty_and_false() -> None:
     """Check default-constructed messages: empty arrays, false flags, zero numbers."""
-    module = _srv_module()
+    module = require_interfaces()
     request = module.InverseDynamics.Request()
     assert list(request.joint_names) == []
     assert len(request.positions) == 0
@@ -131,7 +117,7 @@ def test_defaults_are_empty_and_false() -> None:
 
 def test_round_trip_through_type_support() -> None:
     """Serialize and deserialize filled messages through the compiled C type support."""
-    module = _srv_module()
+    module = require_interfaces()
     serialization = pytest.importorskip('rclpy.serialization', reason='rclpy not installed')
     geometry_msgs = pytest.importorskip('geometry_msgs.msg', reason='geometry_msgs missing')
     trajectory_msgs = pytest.importorskip('trajectory_msgs.msg',

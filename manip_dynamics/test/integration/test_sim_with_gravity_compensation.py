@@ -30,10 +30,11 @@ import time
 
 import numpy as np
 import pytest
+from ros_test_support import require_rclpy
 
-rclpy = pytest.importorskip('rclpy', reason='rclpy not installed')
+rclpy = require_rclpy()
 
-from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402, I100
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 from std_srvs.srv import SetBool, Trigger  # noqa: E402

@@ -1,0 +1,74 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The ROS imports every integration test starts with, skipped or failed with a reason.
+
+Call the functions at the top of a test module, before its other ROS imports::
+
+    rclpy = require_rclpy()
+    srv = require_interfaces()
+
+Without rclpy the module is skipped. Without the generated manip_dynamics_interfaces the
+module is skipped too, except when MANIP_DYNAMICS_REQUIRE_INTERFACES=1 (scripts/test.sh,
+i.e. ``make test``, sets it right after building the interfaces): then the ImportError is
+raised and the module fails. Skips are reported at the caller's line (``__tracebackhide__``).
+"""
+
+import importlib
+import os
+from types import ModuleType
+
+import pytest
+
+REQUIRE_INTERFACES_VARIABLE = 'MANIP_DYNAMICS_REQUIRE_INTERFACES'
+INTERFACES_SKIP_REASON = 'manip_dynamics_interfaces is not built or not sourced'
+
+
+def require_rclpy() -> ModuleType:
+    """
+    Import rclpy, or skip the calling test module when it is not installed.
+
+    :return: The ``rclpy`` module.
+    """
+    __tracebackhide__ = True
+    return pytest.importorskip('rclpy', reason='rclpy not installed')
+
+
+def interfaces_required() -> bool:
+    """
+    Tell whether a missing interfaces package must fail the tests instead of skipping them.
+
+    :return: True when the environment variable MANIP_DYNAMICS_REQUIRE_INTERFACES is ``1``.
+    """
+    return os.environ.get(REQUIRE_INTERFACES_VARIABLE) == '1'
+
+
+def require_interfaces() -> ModuleType:
+    """
+    Import the generated service module, or skip (fail under ``make test``) when absent.
+
+    Works at module level (skips the whole module) and inside a test (skips that test).
+
+    :return: The ``manip_dynamics_interfaces.srv`` module.
+    :raises ModuleNotFoundError: When the module is missing and
+        MANIP_DYNAMICS_REQUIRE_INTERFACES=1.
+    """
+    __tracebackhide__ = True
+    try:
+        return importlib.import_module('manip_dynamics_interfaces.srv')
+    except ModuleNotFoundError as error:
+        if interfaces_required():
+            raise
+        pytest.skip('%s (%s)' % (INTERFACES_SKIP_REASON, error), allow_module_level=True)
