@@ -22,8 +22,7 @@ launch_testing is not importable (the PyPI set-up: launch is not on PyPI).
 """
 
 import os
-import threading
-import time
+import sys
 import unittest
 
 import pytest
@@ -31,33 +30,28 @@ import pytest
 pytest.importorskip('launch_testing', reason='launch_testing not installed (not on PyPI); '
                     'run on a ROS 2 install')
 
-from ament_index_python.packages import get_package_share_directory  # noqa: E402, I100
-import launch  # noqa: E402
-from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
-import launch_testing.actions  # noqa: E402
+# launch_test loads this file without its folder on sys.path; launch_support lives there.
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+import launch_support  # noqa: E402, I100
 import launch_testing.asserts  # noqa: E402
 from launch_testing_ros import WaitForTopics  # noqa: E402
 import numpy as np  # noqa: E402
-import rclpy  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
 from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics_interfaces.srv import InverseDynamics  # noqa: E402
 
-SHARE = get_package_share_directory('manip_dynamics')
-URDF = os.path.join(SHARE, 'urdf', 'cobot7.urdf')
+URDF = launch_support.share_path('urdf', 'cobot7.urdf')
 Q = [0.2, -0.4, 0.3, -1.8, 0.5, 1.6, 0.4]
 
 
 @pytest.mark.rostest
 def generate_test_description():
     """Include dynamics.launch.py with the default arm and signal readiness."""
-    return launch.LaunchDescription([
-        launch.actions.IncludeLaunchDescription(
-            PythonLaunchDescriptionSource(os.path.join(SHARE, 'launch', 'dynamics.launch.py')),
-            launch_arguments={'urdf': URDF}.items()),
-        launch_testing.actions.ReadyToTest(),
-    ])
+    return launch_support.include_launch_file('dynamics.launch.py', {'urdf': URDF})
 
 
 class TestDynamicsLaunch(unittest.TestCase):
@@ -66,28 +60,16 @@ class TestDynamicsLaunch(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         """Create the test node and a joint_states publisher running in a thread."""
-        rclpy.init()
+        cls.node = launch_support.create_test_node('test_dynamics_launch')
         cls.model = RobotModel.from_urdf_file(URDF)
-        cls.node = rclpy.create_node('test_dynamics_launch')
-        publisher = cls.node.create_publisher(JointState, '/joint_states', 10)
         names = list(cls.model.joint_names)
-
-        def publish():
-            msg = JointState(name=names[::-1], position=Q[::-1])
-            msg.header.stamp = cls.node.get_clock().now().to_msg()
-            publisher.publish(msg)
-        cls.node.create_timer(0.05, publish)
-        cls.executor = rclpy.executors.SingleThreadedExecutor()
-        cls.executor.add_node(cls.node)
-        cls.spinner = threading.Thread(target=cls.executor.spin, daemon=True)
-        cls.spinner.start()
+        cls.timer = launch_support.publish_joint_states(cls.node, names[::-1], Q[::-1], 0.05)
+        cls.executor = launch_support.spin_in_background(cls.node)
 
     @classmethod
     def tearDownClass(cls):
         """Stop spinning and shut down."""
-        cls.executor.shutdown()
-        cls.node.destroy_node()
-        rclpy.try_shutdown()
+        launch_support.stop_test_node(cls.node, cls.executor)
 
     def test_gravity_torques_topic(self):
         """~/gravity_torques carries g(q) in model order."""
@@ -102,10 +84,8 @@ class TestDynamicsLaunch(unittest.TestCase):
         client = self.node.create_client(InverseDynamics, '/manip_dynamics/inverse_dynamics')
         self.assertTrue(client.wait_for_service(timeout_sec=60.0))
         future = client.call_async(InverseDynamics.Request(positions=Q, velocities=[0.1] * 7))
-        deadline = time.monotonic() + 30.0
-        while not future.done() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        self.assertTrue(future.done(), 'inverse_dynamics did not answer')
+        self.assertTrue(launch_support.wait_for_future(future, 30.0),
+                        'inverse_dynamics did not answer')
         response = future.result()
         self.assertTrue(response.success, response.message)
         np.testing.assert_allclose(

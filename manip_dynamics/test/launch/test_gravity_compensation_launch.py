@@ -22,7 +22,7 @@ Skipped with the reason where launch_testing is not importable (the PyPI set-up)
 """
 
 import os
-import threading
+import sys
 import time
 import unittest
 
@@ -31,21 +31,20 @@ import pytest
 pytest.importorskip('launch_testing', reason='launch_testing not installed (not on PyPI); '
                     'run on a ROS 2 install')
 
-from ament_index_python.packages import get_package_share_directory  # noqa: E402, I100
-import launch  # noqa: E402
-from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
-import launch_testing.actions  # noqa: E402
+# launch_test loads this file without its folder on sys.path; launch_support lives there.
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+import launch_support  # noqa: E402, I100
 import launch_testing.asserts  # noqa: E402
 from launch_testing_ros import WaitForTopics  # noqa: E402
 import numpy as np  # noqa: E402
-import rclpy  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 
 from manip_dynamics import RobotModel  # noqa: E402
 
-SHARE = get_package_share_directory('manip_dynamics')
-URDF = os.path.join(SHARE, 'urdf', 'cobot7.urdf')
+URDF = launch_support.share_path('urdf', 'cobot7.urdf')
 Q = [0.2, -0.4, 0.3, -1.8, 0.5, 1.6, 0.4]
 RAMP_TIME = 0.5
 EFFORT_SCALE = 0.5
@@ -54,14 +53,9 @@ EFFORT_SCALE = 0.5
 @pytest.mark.rostest
 def generate_test_description():
     """Include gravity_compensation.launch.py with a short ramp and half the limits."""
-    return launch.LaunchDescription([
-        launch.actions.IncludeLaunchDescription(
-            PythonLaunchDescriptionSource(
-                os.path.join(SHARE, 'launch', 'gravity_compensation.launch.py')),
-            launch_arguments={'urdf': URDF, 'ramp_time': str(RAMP_TIME),
-                              'effort_scale': str(EFFORT_SCALE)}.items()),
-        launch_testing.actions.ReadyToTest(),
-    ])
+    return launch_support.include_launch_file(
+        'gravity_compensation.launch.py',
+        {'urdf': URDF, 'ramp_time': str(RAMP_TIME), 'effort_scale': str(EFFORT_SCALE)})
 
 
 class TestGravityCompensationLaunch(unittest.TestCase):
@@ -70,28 +64,16 @@ class TestGravityCompensationLaunch(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         """Create the test node and a 100 Hz joint_states publisher in a thread."""
-        rclpy.init()
+        cls.node = launch_support.create_test_node('test_gravity_compensation_launch')
         cls.model = RobotModel.from_urdf_file(URDF)
-        cls.node = rclpy.create_node('test_gravity_compensation_launch')
-        publisher = cls.node.create_publisher(JointState, '/joint_states', 10)
         names = list(cls.model.joint_names)
-
-        def publish():
-            msg = JointState(name=names[::-1], position=Q[::-1])
-            msg.header.stamp = cls.node.get_clock().now().to_msg()
-            publisher.publish(msg)
-        cls.node.create_timer(0.01, publish)
-        cls.executor = rclpy.executors.SingleThreadedExecutor()
-        cls.executor.add_node(cls.node)
-        cls.spinner = threading.Thread(target=cls.executor.spin, daemon=True)
-        cls.spinner.start()
+        cls.timer = launch_support.publish_joint_states(cls.node, names[::-1], Q[::-1], 0.01)
+        cls.executor = launch_support.spin_in_background(cls.node)
 
     @classmethod
     def tearDownClass(cls):
         """Stop spinning and shut down."""
-        cls.executor.shutdown()
-        cls.node.destroy_node()
-        rclpy.try_shutdown()
+        launch_support.stop_test_node(cls.node, cls.executor)
 
     def test_commands_are_clamped_gravity(self):
         """After the ramp, commands equal clip(g(q), +-effort_scale * limit), model order."""

@@ -24,7 +24,7 @@ Skipped with the reason where launch_testing is not importable (the PyPI set-up)
 """
 
 import os
-import threading
+import sys
 import time
 import unittest
 
@@ -33,32 +33,27 @@ import pytest
 pytest.importorskip('launch_testing', reason='launch_testing not installed (not on PyPI); '
                     'run on a ROS 2 install')
 
-from ament_index_python.packages import get_package_share_directory  # noqa: E402, I100
-import launch  # noqa: E402
-from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
-import launch_testing.actions  # noqa: E402
+# launch_test loads this file without its folder on sys.path; launch_support lives there.
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+import launch_support  # noqa: E402, I100
 import launch_testing.asserts  # noqa: E402
 from launch_testing_ros import WaitForTopics  # noqa: E402
 import numpy as np  # noqa: E402
-import rclpy  # noqa: E402
 from rosgraph_msgs.msg import Clock  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
-SHARE = get_package_share_directory('manip_dynamics')
 JOINTS = ['cobot7_joint%d' % i for i in range(1, 8)]
 
 
 @pytest.mark.rostest
 def generate_test_description():
     """Include sim.launch.py without RViz."""
-    return launch.LaunchDescription([
-        launch.actions.IncludeLaunchDescription(
-            PythonLaunchDescriptionSource(os.path.join(SHARE, 'launch', 'sim.launch.py')),
-            launch_arguments={'rviz': 'false'}.items()),
-        launch_testing.actions.ReadyToTest(),
-    ])
+    return launch_support.include_launch_file('sim.launch.py', {'rviz': 'false'})
 
 
 class TestSimLaunch(unittest.TestCase):
@@ -67,21 +62,15 @@ class TestSimLaunch(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         """Create the test node, spun on a thread."""
-        rclpy.init()
-        cls.node = rclpy.create_node('test_sim_launch')
+        cls.node = launch_support.create_test_node('test_sim_launch')
         cls.states = []
         cls.node.create_subscription(JointState, '/joint_states', cls.states.append, 100)
-        cls.executor = rclpy.executors.SingleThreadedExecutor()
-        cls.executor.add_node(cls.node)
-        cls.spinner = threading.Thread(target=cls.executor.spin, daemon=True)
-        cls.spinner.start()
+        cls.executor = launch_support.spin_in_background(cls.node)
 
     @classmethod
     def tearDownClass(cls):
         """Stop spinning and shut down."""
-        cls.executor.shutdown()
-        cls.node.destroy_node()
-        rclpy.try_shutdown()
+        launch_support.stop_test_node(cls.node, cls.executor)
 
     def test_1_topics_come_up(self):
         """The simulator, the dynamics node and the compensation all publish."""
@@ -98,10 +87,8 @@ class TestSimLaunch(unittest.TestCase):
         self.assertTrue(client.wait_for_service(timeout_sec=30.0))
         time.sleep(1.0)
         future = client.call_async(Trigger.Request())
-        deadline = time.monotonic() + 10.0
-        while not future.done() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        self.assertTrue(future.done() and future.result().success)
+        self.assertTrue(launch_support.wait_for_future(future, 10.0)
+                        and future.result().success)
         start = len(self.states)
         time.sleep(3.0)
         positions = np.array([m.position for m in self.states[start:]])

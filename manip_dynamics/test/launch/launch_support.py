@@ -1,0 +1,144 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The parts the launch_testing tests of this folder share.
+
+Plain functions: the launch description that includes one of the package's launch files,
+the test-side node spun on a background thread, a periodic joint_states publisher and a
+wait for a service answer. The ROS and launch packages are imported inside the functions,
+so importing this module never fails where launch_testing is absent (each test module skips
+itself with pytest.importorskip first). ``launch_test`` loads a test file without putting its
+folder on sys.path: the test modules add it before importing this module.
+"""
+
+import os
+import threading
+import time
+from typing import Any, Mapping, Sequence
+
+PACKAGE = 'manip_dynamics'
+
+
+def share_path(*parts: str) -> str:
+    """
+    Return a path inside the installed share directory of manip_dynamics.
+
+    :param parts: Path components below the share directory, e.g. ``('urdf', 'cobot7.urdf')``.
+    :return: The absolute path (not checked for existence).
+    """
+    from ament_index_python.packages import get_package_share_directory
+    return os.path.join(get_package_share_directory(PACKAGE), *parts)
+
+
+def include_launch_file(launch_file: str, arguments: Mapping[str, str]) -> Any:
+    """
+    Build the test launch description: one launch file of the package, then ReadyToTest.
+
+    :param launch_file: File name in the package's share ``launch/`` folder,
+        e.g. ``'dynamics.launch.py'``.
+    :param arguments: Launch arguments (name -> value as text) passed to the included file.
+    :return: A ``launch.LaunchDescription`` for ``generate_test_description()`` to return.
+    """
+    import launch
+    from launch.launch_description_sources import PythonLaunchDescriptionSource
+    import launch_testing.actions
+    return launch.LaunchDescription([
+        launch.actions.IncludeLaunchDescription(
+            PythonLaunchDescriptionSource(share_path('launch', launch_file)),
+            launch_arguments=dict(arguments).items()),
+        launch_testing.actions.ReadyToTest(),
+    ])
+
+
+def create_test_node(name: str) -> Any:
+    """
+    Initialise rclpy (the default context) and create the test-side node.
+
+    :param name: Node name.
+    :return: The ``rclpy.node.Node``.
+    """
+    import rclpy
+    rclpy.init()
+    return rclpy.create_node(name)
+
+
+def publish_joint_states(node: Any, names: Sequence[str], positions: Sequence[float],
+                         period: float, topic: str = '/joint_states') -> Any:
+    """
+    Publish a constant sensor_msgs/JointState, stamped with the node's clock, periodically.
+
+    Plays the joint_state_broadcaster for the launched nodes.
+
+    :param node: The test-side node that owns the publisher and the timer.
+    :param names: Joint names, in the order the message lists them.
+    :param positions: Joint positions [rad or m], shape (len(names),), same order.
+    :param period: Timer period [s].
+    :param topic: Topic name.
+    :return: The timer (keep it alive as long as the node).
+    """
+    from sensor_msgs.msg import JointState
+    publisher = node.create_publisher(JointState, topic, 10)
+    names = list(names)
+    positions = [float(value) for value in positions]
+
+    def publish() -> None:
+        msg = JointState(name=names, position=positions)
+        msg.header.stamp = node.get_clock().now().to_msg()
+        publisher.publish(msg)
+    return node.create_timer(period, publish)
+
+
+def spin_in_background(node: Any) -> Any:
+    """
+    Spin the node with a single-threaded executor on a daemon thread.
+
+    Create the node's publishers, timers and subscriptions first.
+
+    :param node: The test-side node.
+    :return: The executor; pass it to :func:`stop_test_node`.
+    """
+    from rclpy.executors import SingleThreadedExecutor
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    threading.Thread(target=executor.spin, daemon=True).start()
+    return executor
+
+
+def stop_test_node(node: Any, executor: Any) -> None:
+    """
+    Stop the executor, destroy the node and shut rclpy down.
+
+    :param node: The node from :func:`create_test_node`.
+    :param executor: The executor from :func:`spin_in_background`.
+    """
+    import rclpy
+    executor.shutdown()
+    node.destroy_node()
+    rclpy.try_shutdown()
+
+
+def wait_for_future(future: Any, timeout: float, poll: float = 0.01) -> bool:
+    """
+    Wait until a future completes (the node is spun by another thread).
+
+    :param future: The ``rclpy.task.Future`` of a service call.
+    :param timeout: Longest wait [s].
+    :param poll: Polling interval [s].
+    :return: True when the future is done.
+    """
+    deadline = time.monotonic() + timeout
+    while not future.done() and time.monotonic() < deadline:
+        time.sleep(poll)
+    return future.done()
