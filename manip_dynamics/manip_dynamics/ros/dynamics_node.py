@@ -34,7 +34,6 @@ from geometry_msgs.msg import Point
 import numpy as np
 import rclpy
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
-from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
@@ -51,7 +50,7 @@ from manip_dynamics.ros.conversions import (
 from manip_dynamics.ros.payloads import apply_payload_request, Payloads
 from manip_dynamics.ros.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
-    RobotDescriptionSource, StartupError)
+    report_startup_error, RobotDescriptionSource, STARTUP_ERRORS, StartupError)
 from manip_dynamics_interfaces.srv import (
     ComputeTrajectoryEfforts, ForwardDynamics, GetCartesianDynamics, GetDynamicsTerms,
     InverseDynamics, SetPayload)
@@ -392,13 +391,8 @@ def main(args: list[str] | None = None) -> int:
         executor = SingleThreadedExecutor()
         executor.add_node(node)
         executor.spin()
-    except (StartupError, ParameterException) as error:
-        rclpy.logging.get_logger(NODE_NAME).error('cannot start: %s' % error)
-        code = 1
-    except ValueError as error:
-        rclpy.logging.get_logger(NODE_NAME).error('cannot start: robot_description: %s'
-                                                  % error)
-        code = 1
+    except STARTUP_ERRORS as error:
+        code = report_startup_error(NODE_NAME, error)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:

@@ -43,7 +43,6 @@ from typing import Any, NamedTuple
 import numpy as np
 import rclpy
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
@@ -57,7 +56,8 @@ from manip_dynamics.ros.conversions import float64_multi_array, joint_state_arra
 from manip_dynamics.ros.payloads import apply_payload_request, Payloads
 from manip_dynamics.ros.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_floats,
-    param_string, param_strings, RobotDescriptionSource, StartupError)
+    param_string, param_strings, report_startup_error, RobotDescriptionSource, STARTUP_ERRORS,
+    StartupError)
 from manip_dynamics_interfaces.srv import SetPayload
 
 #: Default node name (also the executable's name).
@@ -314,13 +314,8 @@ def main(args: list[str] | None = None) -> int:
         executor.add_node(node)
         while rclpy.ok() and not stop.is_set():
             executor.spin_once(timeout_sec=0.1)
-    except (StartupError, ParameterException) as error:
-        rclpy.logging.get_logger(NODE_NAME).error('cannot start: %s' % error)
-        code = 1
-    except ValueError as error:
-        rclpy.logging.get_logger(NODE_NAME).error('cannot start: robot_description: %s'
-                                                  % error)
-        code = 1
+    except STARTUP_ERRORS as error:
+        code = report_startup_error(NODE_NAME, error)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:

@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.callback_groups import CallbackGroup
-from rclpy.exceptions import ParameterUninitializedException
+from rclpy.exceptions import ParameterException, ParameterUninitializedException
+from rclpy.logging import get_logger
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -53,6 +54,29 @@ NO_MODEL_MESSAGE = 'no robot model yet: set robot_description or publish /robot_
 
 class StartupError(ManipDynamicsError):
     """A parameter or the robot description is unusable at start-up: the node exits."""
+
+
+#: What a node's ``main()`` reports with :func:`report_startup_error` (and exits 1) instead
+#: of a traceback: a bad parameter, or a robot_description that does not load.
+STARTUP_ERRORS = (StartupError, ParameterException, ValueError)
+
+
+def report_startup_error(node_name: str, error: Exception) -> int:
+    """
+    Log why a node cannot start, on the node's logger.
+
+    :class:`StartupError` and rclpy's ParameterException are logged as they are; any other
+    ValueError comes from loading the robot description (URDF) and is labelled so.
+
+    :param node_name: Name of the logger (the node's default name).
+    :param error: One of :data:`STARTUP_ERRORS`.
+    :return: The exit code for ``main()``: 1.
+    """
+    if isinstance(error, (StartupError, ParameterException)):
+        get_logger(node_name).error('cannot start: %s' % error)
+    else:
+        get_logger(node_name).error('cannot start: robot_description: %s' % error)
+    return 1
 
 
 ModelBuilder = Callable[[str], RobotModel]
