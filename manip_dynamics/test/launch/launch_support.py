@@ -112,7 +112,8 @@ def spin_in_background(node: Any) -> Any:
     from rclpy.executors import SingleThreadedExecutor
     executor = SingleThreadedExecutor()
     executor.add_node(node)
-    threading.Thread(target=executor.spin, daemon=True).start()
+    executor.spin_thread = threading.Thread(target=executor.spin, daemon=True)
+    executor.spin_thread.start()
     return executor
 
 
@@ -125,6 +126,9 @@ def stop_test_node(node: Any, executor: Any) -> None:
     """
     import rclpy
     executor.shutdown()
+    # let the spin thread leave before rclpy goes away: a thread still inside the executor
+    # at interpreter exit aborts the process ("terminate called without an active exception")
+    executor.spin_thread.join(timeout=2.0)
     node.destroy_node()
     rclpy.try_shutdown()
 
