@@ -52,7 +52,9 @@ def start_node(module: str, name: str, params: Mapping, *, remaps: Iterable[str]
     :param remaps: Extra ``from:=to`` remapping rules, each passed as ``-r <rule>``.
     :param log_dir: Folder for the parameter and log files; default a new temporary one.
     :param env: Environment of the child; default this process's. PYTHONPATH is prefixed
-        with :data:`PACKAGE_ROOT` and PYTHONUNBUFFERED set either way.
+        with :data:`PACKAGE_ROOT` and PYTHONUNBUFFERED set either way; loopback-only
+        discovery (``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``, ``ROS_LOCALHOST_ONLY=1``)
+        unless the environment sets those variables.
     :return: The process; its ``log_path`` attribute is the path of the log file.
     """
     if log_dir is None:
@@ -63,6 +65,10 @@ def start_node(module: str, name: str, params: Mapping, *, remaps: Iterable[str]
     child_env = dict(os.environ if env is None else env)
     child_env['PYTHONPATH'] = PACKAGE_ROOT + os.pathsep + child_env.get('PYTHONPATH', '')
     child_env['PYTHONUNBUFFERED'] = '1'
+    # the project's own node processes (tests, demo, benchmarks) stay on this machine
+    # unless the caller chose otherwise
+    child_env.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
+    child_env.setdefault('ROS_LOCALHOST_ONLY', '1')
     cmd = [sys.executable, '-m', 'manip_dynamics.ros.' + module, '--ros-args',
            '-r', '__node:=' + name, '--params-file', params_path]
     for rule in remaps:
