@@ -29,7 +29,7 @@ from numba import njit
 import numpy as np
 
 from manip_dynamics.algorithms._jit import JIT_OPTIONS
-from manip_dynamics.algorithms.kinematics import all_finite, joint_transforms
+from manip_dynamics.algorithms.kinematics import first_non_finite, joint_transforms
 
 _JIT = JIT_OPTIONS
 
@@ -157,12 +157,9 @@ def aba(parent, kind, axis, R_tree, p_tree, mass, com, inertia, armature,  # noq
             else:
                 S[i, 3 + r] = axis[i, r]
     for k in range(N):
-        if not all_finite(q[k]):
-            return 1 + 3 * k
-        if not all_finite(qd[k]):
-            return 2 + 3 * k
-        if not all_finite(tau[k]):
-            return 3 + 3 * k
+        code = first_non_finite(q[k], qd[k], tau[k])
+        if code:
+            return code + 3 * k
         fe = fext[0] if shared else fext[k]
         joint_transforms(kind, axis, R_tree, p_tree, q[k], R, p)
         for i in range(n):

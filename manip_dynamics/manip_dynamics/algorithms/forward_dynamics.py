@@ -31,7 +31,7 @@ import numpy as np
 
 from manip_dynamics.algorithms._jit import JIT_OPTIONS
 from manip_dynamics.algorithms.crba import crba_state
-from manip_dynamics.algorithms.kinematics import all_finite, joint_transforms
+from manip_dynamics.algorithms.kinematics import first_non_finite, joint_transforms
 from manip_dynamics.algorithms.rnea import rnea_state
 
 _JIT = JIT_OPTIONS
@@ -100,12 +100,9 @@ def forward_dynamics(parent, kind, axis, R_tree, p_tree, mass, com, inertia,  # 
     zero = np.zeros(n)
     shared = fext.shape[0] == 1
     for k in range(N):
-        if not all_finite(q[k]):
-            return 1 + 3 * k
-        if not all_finite(qd[k]):
-            return 2 + 3 * k
-        if not all_finite(tau[k]):
-            return 3 + 3 * k
+        code = first_non_finite(q[k], qd[k], tau[k])
+        if code:
+            return code + 3 * k
         joint_transforms(kind, axis, R_tree, p_tree, q[k], R, p)
         rnea_state(parent, kind, axis, mass, com, inertia, base_acc, R, p, qd[k], zero,
                    fext[0] if shared else fext[k], w, wd, vd, f, t, out[k])
@@ -126,12 +123,9 @@ def forward_dynamics_single(parent, kind, axis, R_tree, p_tree, mass, com,  # no
     :return: 0; 1 + the index of the first non-finite argument (0 q, 1 qd, 2 tau); -1 when
         M is not positive definite.
     """
-    if not all_finite(q):
-        return 1
-    if not all_finite(qd):
-        return 2
-    if not all_finite(tau):
-        return 3
+    code = first_non_finite(q, qd, tau)
+    if code:
+        return code
     n = q.shape[0]
     R = np.empty((n, 3, 3))
     Ioc = np.empty((n, 3, 3))

@@ -34,6 +34,16 @@ _JIT = JIT_OPTIONS
 
 
 @njit(**_JIT)
+def body_poses(parent, kind, axis, R_tree, p_tree, q, R0, p0):  # noqa: N803
+    """Fill world poses ``R0`` (n, 3, 3), ``p0`` (n, 3) of every body for ``q`` (n,)."""
+    n = q.shape[0]
+    R = np.empty((n, 3, 3))
+    p = np.empty((n, 3))
+    joint_transforms(kind, axis, R_tree, p_tree, q, R, p)
+    world_poses(parent, R, p, R0, p0)
+
+
+@njit(**_JIT)
 def _rotate_into(R0, T, out):  # noqa: N803
     """``out[:3, :3] = R0 @ T[:3, :3]`` without temporaries."""
     for r in range(3):
@@ -45,12 +55,9 @@ def _rotate_into(R0, T, out):  # noqa: N803
 def link_pose(parent, kind, axis, R_tree, p_tree, q, body, T_body_link, out):  # noqa: N803
     """Write the (4, 4) transform root <- link for joint positions ``q`` (n,) into ``out``."""
     n = q.shape[0]
-    R = np.empty((n, 3, 3))
-    p = np.empty((n, 3))
     R0 = np.empty((n, 3, 3))
     p0 = np.empty((n, 3))
-    joint_transforms(kind, axis, R_tree, p_tree, q, R, p)
-    world_poses(parent, R, p, R0, p0)
+    body_poses(parent, kind, axis, R_tree, p_tree, q, R0, p0)
     out[:, :] = 0.0
     out[3, 3] = 1.0
     if body < 0:
@@ -69,12 +76,9 @@ def link_jacobian(parent, kind, axis, R_tree, p_tree, q, body, T_body_link,  # n
                   local, out):
     """Write the (6, n) geometric Jacobian of a link into ``out``; see module doc."""
     n = q.shape[0]
-    R = np.empty((n, 3, 3))
-    p = np.empty((n, 3))
     R0 = np.empty((n, 3, 3))
     p0 = np.empty((n, 3))
-    joint_transforms(kind, axis, R_tree, p_tree, q, R, p)
-    world_poses(parent, R, p, R0, p0)
+    body_poses(parent, kind, axis, R_tree, p_tree, q, R0, p0)
     out[:, :] = 0.0
     if body < 0:
         return
@@ -136,13 +140,3 @@ def link_bias_acceleration(parent, kind, axis, R_tree, p_tree, q, qd, body,  # n
     for i in range(3):
         out[i] = acc[i]
         out[3 + i] = wdot[i]
-
-
-@njit(**_JIT)
-def body_poses(parent, kind, axis, R_tree, p_tree, q, R0, p0):  # noqa: N803
-    """Fill world poses ``R0`` (n, 3, 3), ``p0`` (n, 3) of every body for ``q`` (n,)."""
-    n = q.shape[0]
-    R = np.empty((n, 3, 3))
-    p = np.empty((n, 3))
-    joint_transforms(kind, axis, R_tree, p_tree, q, R, p)
-    world_poses(parent, R, p, R0, p0)

@@ -139,10 +139,22 @@ def all_finite(x):
 
 
 @njit(**_JIT)
+def first_non_finite(a, b, c):
+    """Return 0 when the 1-D arrays ``a``, ``b``, ``c`` are finite, else 1 + the bad index."""
+    if not all_finite(a):
+        return 1
+    if not all_finite(b):
+        return 2
+    if not all_finite(c):
+        return 3
+    return 0
+
+
+@njit(**_JIT)
 def point_acceleration(wi, wdi, vdi, r):
     """Return the acceleration of the point ``r`` of a body (Craig eq. 6.48 form)."""
     return add(add(cross(wdi, r), cross(wi, cross(wi, r))), vdi)
 
 
-__all__ = ['all_finite', 'joint_transforms', 'outward_pass', 'point_acceleration',
-           'world_poses', 'dot']
+__all__ = ['all_finite', 'dot', 'first_non_finite', 'joint_transforms', 'outward_pass',
+           'point_acceleration', 'world_poses']

@@ -28,7 +28,8 @@ import numpy as np
 
 from manip_dynamics.algorithms._jit import JIT_OPTIONS
 from manip_dynamics.algorithms._vec3 import add, cross, dot, load, matvec, scale, store, sub
-from manip_dynamics.algorithms.kinematics import all_finite, joint_transforms, outward_pass
+from manip_dynamics.algorithms.kinematics import (
+    first_non_finite, joint_transforms, outward_pass)
 
 _JIT = JIT_OPTIONS
 
@@ -93,12 +94,9 @@ def rnea(parent, kind, axis, R_tree, p_tree, mass, com, inertia, base_acc,  # no
     t = np.empty((n, 3))
     shared = fext.shape[0] == 1
     for k in range(N):
-        if not all_finite(q[k]):
-            return 1 + 3 * k
-        if not all_finite(qd[k]):
-            return 2 + 3 * k
-        if not all_finite(qdd[k]):
-            return 3 + 3 * k
+        code = first_non_finite(q[k], qd[k], qdd[k])
+        if code:
+            return code + 3 * k
         joint_transforms(kind, axis, R_tree, p_tree, q[k], R, p)
         rnea_state(parent, kind, axis, mass, com, inertia, base_acc, R, p, qd[k], qdd[k],
                    fext[0] if shared else fext[k], w, wd, vd, f, t, out[k])
@@ -114,12 +112,9 @@ def rnea_single(parent, kind, axis, R_tree, p_tree, mass, com, inertia, base_acc
     The facade's fast path for control loops (no batch bookkeeping).
     :return: 0, or 1 + the index of the first non-finite argument (0 q, 1 qd, 2 qdd).
     """
-    if not all_finite(q):
-        return 1
-    if not all_finite(qd):
-        return 2
-    if not all_finite(qdd):
-        return 3
+    code = first_non_finite(q, qd, qdd)
+    if code:
+        return code
     n = q.shape[0]
     R = np.empty((n, 3, 3))
     work = np.empty((6, n, 3))
