@@ -172,6 +172,27 @@ def craig_2r_urdf(l1: float, l2: float, m1: float, m2: float) -> str:
         _link('tool'), '</robot>'])
 
 
+def craig_m(l1: float, l2: float, m1: float, m2: float, q) -> np.ndarray:
+    """Return Craig eq. 6.60, M(q) of the sec. 6.7 2R arm (typed from the book), (2, 2)."""
+    c2 = math.cos(q[1])
+    m11 = l2 ** 2 * m2 + 2 * l1 * l2 * m2 * c2 + l1 ** 2 * (m1 + m2)
+    m12 = l2 ** 2 * m2 + l1 * l2 * m2 * c2
+    return np.array([[m11, m12], [m12, l2 ** 2 * m2]])
+
+
+def craig_v(l1: float, l2: float, m1: float, m2: float, q, qd) -> np.ndarray:
+    """Return Craig eq. 6.61, V(q, qd) of the sec. 6.7 2R arm [N m], (2,)."""
+    s2 = math.sin(q[1])
+    return np.array([-m2 * l1 * l2 * s2 * qd[1] ** 2 - 2 * m2 * l1 * l2 * s2 * qd[0] * qd[1],
+                     m2 * l1 * l2 * s2 * qd[0] ** 2])
+
+
+def craig_g(l1: float, l2: float, m1: float, m2: float, q, g: float = 9.81) -> np.ndarray:
+    """Return Craig eq. 6.62, G(q) of the sec. 6.7 2R arm, gravity g along -y [N m], (2,)."""
+    c1, c12 = math.cos(q[0]), math.cos(q[0] + q[1])
+    return np.array([m2 * l2 * g * c12 + (m1 + m2) * l1 * g * c1, m2 * l2 * g * c12])
+
+
 def rods_2r_urdf(l1: float, l2: float, m1: float, m2: float, radius: float = 0.01) -> str:
     """
     Return a planar 2R arm of uniform solid rods (Lumelsky sec. 2, eq. 2.12-2.14).

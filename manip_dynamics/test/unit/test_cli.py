@@ -33,6 +33,7 @@ import sys
 
 import numpy as np
 import pytest
+import urdf_factory
 
 from manip_dynamics import RobotModel
 from manip_dynamics.bundled import urdf_path
@@ -70,15 +71,10 @@ def run_json(*args: str) -> dict:
 
 
 def craig_2r(q, qd, qdd):
-    """Return (M, V, G, tau) of Craig's 2R arm, eq. 6.60, gravity along -y."""
-    c1, c2, s2 = math.cos(q[0]), math.cos(q[1]), math.sin(q[1])
-    c12 = math.cos(q[0] + q[1])
-    m = np.array([[L2 ** 2 * M2 + 2 * L1 * L2 * M2 * c2 + L1 ** 2 * (M1 + M2),
-                   L2 ** 2 * M2 + L1 * L2 * M2 * c2],
-                  [L2 ** 2 * M2 + L1 * L2 * M2 * c2, L2 ** 2 * M2]])
-    v = np.array([-M2 * L1 * L2 * s2 * qd[1] ** 2 - 2 * M2 * L1 * L2 * s2 * qd[0] * qd[1],
-                  M2 * L1 * L2 * s2 * qd[0] ** 2])
-    g = np.array([M2 * L2 * G * c12 + (M1 + M2) * L1 * G * c1, M2 * L2 * G * c12])
+    """Return (M, V, G, tau) of Craig's 2R arm, eq. 6.60-6.62, gravity along -y."""
+    m = urdf_factory.craig_m(L1, L2, M1, M2, q)
+    v = urdf_factory.craig_v(L1, L2, M1, M2, q, qd)
+    g = urdf_factory.craig_g(L1, L2, M1, M2, q, G)
     return m, v, g, m @ np.asarray(qdd) + v + g
 
 

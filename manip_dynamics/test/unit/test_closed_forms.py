@@ -32,6 +32,7 @@ import math
 import numpy as np
 import pytest
 import urdf_factory
+from urdf_factory import craig_g, craig_m, craig_v
 
 from manip_dynamics import RobotModel
 from manip_dynamics.bundled import urdf_path
@@ -62,27 +63,6 @@ def craig_tau(l1, l2, m1, m2, q, qd, qdd):
     t2 = (m2 * l1 * l2 * c2 * qdd[0] + m2 * l1 * l2 * s2 * qd[0] ** 2 + m2 * l2 * G * c12
           + m2 * l2 ** 2 * (qdd[0] + qdd[1]))
     return np.array([t1, t2])
-
-
-def craig_m(l1, l2, m1, m2, q):
-    """Craig eq. 6.60."""
-    c2 = math.cos(q[1])
-    m11 = l2 ** 2 * m2 + 2 * l1 * l2 * m2 * c2 + l1 ** 2 * (m1 + m2)
-    m12 = l2 ** 2 * m2 + l1 * l2 * m2 * c2
-    return np.array([[m11, m12], [m12, l2 ** 2 * m2]])
-
-
-def craig_v(l1, l2, m1, m2, q, qd):
-    """Craig eq. 6.61."""
-    s2 = math.sin(q[1])
-    return np.array([-m2 * l1 * l2 * s2 * qd[1] ** 2 - 2 * m2 * l1 * l2 * s2 * qd[0] * qd[1],
-                     m2 * l1 * l2 * s2 * qd[0] ** 2])
-
-
-def craig_g(l1, l2, m1, m2, q):
-    """Craig eq. 6.62."""
-    c1, c12 = math.cos(q[0]), math.cos(q[0] + q[1])
-    return np.array([m2 * l2 * G * c12 + (m1 + m2) * l1 * G * c1, m2 * l2 * G * c12])
 
 
 CRAIG_ARMS = {

@@ -22,10 +22,10 @@ PUMA takes about 13 s, so the 3-DoF tests use ``simplify=False`` (about 2 s).
 """
 
 import builtins
-import math
 
 import numpy as np
 import pytest
+import urdf_factory
 
 from manip_dynamics import InputError, RobotModel
 from manip_dynamics.bundled import urdf_path
@@ -40,15 +40,9 @@ M1, M2, L1, L2, G0 = 2.0, 1.5, 1.0, 0.8, 9.81
 
 def craig_2r(q, qd):
     """Craig eq. 6.60-6.62: M(q), V(q, qd), G(q) of the 2R arm with distal point masses."""
-    c1, c2, s2 = math.cos(q[0]), math.cos(q[1]), math.sin(q[1])
-    c12 = math.cos(q[0] + q[1])
-    m = np.array([[L2 ** 2 * M2 + 2 * L1 * L2 * M2 * c2 + L1 ** 2 * (M1 + M2),
-                   L2 ** 2 * M2 + L1 * L2 * M2 * c2],
-                  [L2 ** 2 * M2 + L1 * L2 * M2 * c2, L2 ** 2 * M2]])
-    v = np.array([-M2 * L1 * L2 * s2 * qd[1] ** 2 - 2 * M2 * L1 * L2 * s2 * qd[0] * qd[1],
-                  M2 * L1 * L2 * s2 * qd[0] ** 2])
-    g = np.array([M2 * L2 * G0 * c12 + (M1 + M2) * L1 * G0 * c1, M2 * L2 * G0 * c12])
-    return m, v, g
+    return (urdf_factory.craig_m(L1, L2, M1, M2, q),
+            urdf_factory.craig_v(L1, L2, M1, M2, q, qd),
+            urdf_factory.craig_g(L1, L2, M1, M2, q, G0))
 
 
 @pytest.fixture(scope='module')
