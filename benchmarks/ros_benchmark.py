@@ -170,10 +170,22 @@ def run_client(name: str, calls: int) -> dict:
     raise RuntimeError('client for %s failed:\n%s%s' % (name, out.stdout, out.stderr))
 
 
+def spin_until_stopped(node) -> None:
+    """Spin a helper process's node until SIGINT or shutdown, then clean up."""
+    import rclpy
+    from rclpy.executors import ExternalShutdownException
+    try:
+        rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+
+
 def trigger_server_main() -> None:
     """Serve a trivial std_srvs/Trigger on /bench_trigger (baseline of rclpy services)."""
     import rclpy
-    from rclpy.executors import ExternalShutdownException
     from std_srvs.srv import Trigger
 
     def answer(request, response):
@@ -182,13 +194,7 @@ def trigger_server_main() -> None:
     rclpy.init()
     node = rclpy.create_node('bench_trigger_server')
     node.create_service(Trigger, '/bench_trigger', answer)
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
+    spin_until_stopped(node)
 
 
 def relay_main() -> None:
@@ -199,7 +205,6 @@ def relay_main() -> None:
     what rclpy and DDS alone cost on the latency path.
     """
     import rclpy
-    from rclpy.executors import ExternalShutdownException
     from rclpy.qos import QoSProfile, ReliabilityPolicy
     from sensor_msgs.msg import JointState
     rclpy.init()
@@ -207,13 +212,7 @@ def relay_main() -> None:
     pub = node.create_publisher(JointState, '/manip_dynamics/gravity_torques', 10)
     node.create_subscription(JointState, '/joint_states', pub.publish,
                              QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT))
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
+    spin_until_stopped(node)
 
 
 def percentile_ms(values: list[float], p: float) -> float:
