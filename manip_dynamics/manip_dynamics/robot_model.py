@@ -949,3 +949,42 @@ class RobotModel:
             link=link, frame=frame, directions=tuple(DIRECTION_NAMES[r] for r in rows),
             jacobian=jac, mass_matrix=lam, velocity_term=mu, gravity_term=p,
             near_singular=bool(near), min_singular_value=smin)
+
+    # ------------------------------------------------------------------ identification
+    # Thin delegates; the maths and the parameter order are in manip_dynamics.identification.
+    def regressor(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *,
+                  friction: bool = False, armature: bool = False) -> FloatArray:
+        """
+        Return the joint-torque regressor Y, ``tau = Y pi`` (Khalil and Dombre eq. 9.88).
+
+        See :func:`manip_dynamics.identification.regressor.regressor` for ``pi``'s order.
+
+        :param q: Joint positions, shape (n,) or (N, n); ``qd``, ``qdd`` the same shape.
+        :param friction: Add viscous, Coulomb and offset columns per joint.
+        :param armature: Add a rotor-inertia column per joint.
+        :return: Y, shape (n, p) or (N, n, p).
+        """
+        from manip_dynamics.identification.regressor import regressor
+        return regressor(self, q, qd, qdd, friction=friction, armature=armature)
+
+    def inertial_parameters(self, *, friction: bool = False,
+                            armature: bool = False) -> FloatArray:
+        """
+        Return this model's ``pi`` (payloads included): ``regressor(...) @ pi`` = ID.
+
+        :param friction: Append ``fv, fc, offset`` per joint.
+        :param armature: Append the rotor inertias.
+        :return: Shape (p,).
+        """
+        from manip_dynamics.identification.regressor import inertial_parameters
+        return inertial_parameters(self, friction=friction, armature=armature)
+
+    def base_parameters(self, *, friction: bool = False, armature: bool = False):
+        """
+        Return the identifiable base parameters (QR with column pivoting, Gautier 1990).
+
+        :return: A :class:`manip_dynamics.identification.base_parameters.BaseParameters`
+            (selection, map ``pi_b = K pi``, names in words).
+        """
+        from manip_dynamics.identification.base_parameters import base_parameters
+        return base_parameters(self, friction=friction, armature=armature)
