@@ -23,7 +23,7 @@ of :mod:`.joint_limits`.  The energy reported is the rigid-body energy
 spring.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 import math
 import threading
@@ -44,6 +44,8 @@ INTEGRATORS = ('semi_implicit_euler', 'rk4', 'adaptive')
 FIXED_STEP_INTEGRATORS = ('semi_implicit_euler', 'rk4')
 ADAPTIVE_METHODS = ('RK45', 'DOP853')
 _METHOD_CODES = {'semi_implicit_euler': _k.SEMI_IMPLICIT_EULER, 'rk4': _k.RK4}
+#: Index of the body-frame external wrenches (n, 6) in :func:`integrators.workspace`.
+_WS_FEXT = 12
 
 
 def _check_choice(value: str, choices: tuple[str, ...], what: str) -> str:
@@ -144,6 +146,8 @@ class Simulator:
         self._arrays_ref = None
         self._inertial_args = None
         self._ws = _k.workspace(n)
+        # body-frame external wrenches (n, 6) read by every accelerations() call
+        self._fext = self._ws[_WS_FEXT]
         self._info = np.zeros(1, dtype=np.int64)
         self._applied = np.zeros(n)
         self._lock = threading.Lock()
@@ -292,7 +296,34 @@ class Simulator:
             self._q[:] = q
             self._qd[:] = qd
             self._applied[:] = 0.0
+            self._fext[:] = 0.0
             self._steps = 0
+
+    # ------------------------------------------------------------------ external wrenches
+    # (issue 12: pushes on the simulated arm; kept apart from the stepping code above)
+    def set_external_wrenches(self, external_wrenches: Mapping[str, ArrayLike] | None) -> None:
+        """
+        Set the wrenches the environment applies to links from the next step on.
+
+        They enter the equations of motion exactly as ``external_wrenches`` enter
+        :meth:`RobotModel.forward_dynamics`: ``qdd = M^-1 (tau - V - G - F + tau_lim + sum
+        J^T w)``, with each wrench fixed in its link's frame (a follower load) and held
+        until the next call; every integrator stage sees it.  ``None`` or ``{}`` removes
+        them, and so does :meth:`reset`.  :attr:`applied_effort` stays the motor torque.
+
+        :param external_wrenches: Link name -> ``[fx, fy, fz, tx, ty, tz]`` [N, N m] in the
+            link frame, about the link origin, shape (6,) each.
+        :raises InputError: Unknown link, wrong shape, NaN/inf (nothing changes then).
+        """
+        body = self._model._body_wrenches(external_wrenches or None, 1)[0]
+        with self._lock:
+            self._fext[:] = body
+
+    @property
+    def external_wrenches_active(self) -> bool:
+        """Return whether a non-zero external wrench acts on the arm."""
+        with self._lock:
+            return bool(np.any(self._fext != 0.0))
 
 
 @dataclass(frozen=True)

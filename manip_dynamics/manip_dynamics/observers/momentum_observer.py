@@ -1,0 +1,232 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The generalised-momentum observer of external joint torques (De Luca and Mattone 2003).
+
+Continuous form (Haddadin, De Luca and Albu-Schaeffer 2017, "Robot collisions: a survey on
+detection, isolation, and identification", IEEE T-RO 33(6), sec. IV-B).  With the
+generalised momentum ``p = M(q) qd`` and the equations of motion
+
+    M qdd + C qd + g + F(qd) = tau + tau_ext,
+
+the identity ``dM/dt = C + C^T`` (C from the Christoffel symbols) gives
+
+    dp/dt = tau + tau_ext + C(q, qd)^T qd - g(q) - F(qd).
+
+The residual
+
+    r(t) = K (p(t) - p(0) - integral_0^t (tau + C^T qd - g - F + r) ds),   K = diag(k_i) > 0,
+
+then obeys ``dr/dt = K (tau_ext - r)``: each component is a first-order low-pass of the
+external torque with time constant ``1 / k_i`` [s], and needs neither qdd nor M^-1.
+
+Discrete form used here (backward Euler, unconditionally stable for any ``k_i dt``), for
+samples ``(t_k, q_k, qd_k, tau_k)`` with ``dt_k = t_k - t_{k-1}``::
+
+    p_k    = M(q_k) qd_k
+    beta_k = tau_k + C(q_k, qd_k)^T qd_k - g(q_k) - F(qd_k)
+    r_k    = (I + dt_k K)^-1 K (p_k - p_0 - z_{k-1} - dt_k beta_k)
+    z_k    = z_{k-1} + dt_k (beta_k + r_k),        z_0 = 0,  r_0 = 0
+
+so that ``r_k = K (p_k - p_0 - z_k)`` holds exactly at every sample.  A constant
+``tau_ext`` gives ``r_k = tau_ext (1 - prod_j (1 + k dt_j)^-1)``, which tends to
+``tau_ext (1 - exp(-k t))`` as dt -> 0.  ``tau_k`` is the torque the joints applied over
+``(t_{k-1}, t_k]`` (a zero-order hold ending at the sample, as the simulator reports it)
+and friction is taken at the end of the interval, like the simulator's implicit friction.
+
+M, C and g are the model's (:meth:`RobotModel.mass_matrix`, :meth:`coriolis_matrix`,
+:meth:`gravity_torques`), payloads included; F is :meth:`RobotModel.friction_torques`
+when ``include_friction``.  Whatever the model gets wrong (mass, friction, a torque sensor's
+offset) shows up in r as if it were an external torque: see docs/CONTACT_DETECTION.md.
+"""
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from manip_dynamics.errors import InputError
+
+FloatArray = NDArray[np.float64]
+
+#: Default largest time between two samples [s]: a longer gap restarts the observer.
+DEFAULT_MAX_STEP = 0.1
+
+
+def observer_gains(gains: ArrayLike | float, n: int) -> FloatArray:
+    """
+    Return per-joint observer gains, checked.
+
+    :param gains: One gain for every joint or one per joint [1/s], > 0 and finite.
+    :param n: Number of joints.
+    :return: Shape (n,).
+    :raises InputError: Wrong length, non-positive or non-finite gain.
+    """
+    try:
+        k = np.array(gains, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise InputError('observer gains must be numbers, got %r' % (gains,)) from None
+    if k.size == 1:
+        k = np.full(n, k[0])
+    if k.shape != (n,):
+        raise InputError('observer gains must be one value or %d values, got %d'
+                         % (n, k.size))
+    if not np.all(np.isfinite(k)) or np.any(k <= 0.0):
+        raise InputError('observer gains must be finite and > 0 [1/s], got %s' % k.tolist())
+    return k
+
+
+class MomentumObserver:
+    """
+    Estimate external joint torques from joint states and applied torques (module docstring).
+
+    Feed samples in time order with :meth:`update`; the first sample (and the first after
+    :meth:`reset` or after a gap longer than ``max_step``) only sets ``p(0)`` and gives
+    r = 0.  A rejected sample (InputError) leaves the observer as it was.  Not
+    thread-safe: one observer per stream of samples.
+
+    Example::
+
+        obs = MomentumObserver(model, gains=50.0)
+        for t, q, qd, tau in samples:
+            r = obs.update(t, q, qd, tau)     # [N m], model order
+    """
+
+    def __init__(self, model, gains: ArrayLike | float, *, include_friction: bool = True,
+                 include_armature: bool = False, max_step: float = DEFAULT_MAX_STEP) -> None:
+        """
+        Set up an observer; it starts at the first :meth:`update`.
+
+        :param model: The :class:`~manip_dynamics.RobotModel` (its current payloads and
+            friction are read at every update).
+        :param gains: K, one value or one per joint [1/s]; the residual's time constant is
+            ``1 / k`` [s].
+        :param include_friction: Subtract the model's viscous + Coulomb friction F(qd).
+        :param include_armature: Add the model's rotor inertias to M.
+        :param max_step: Largest sample spacing [s]; a longer gap restarts the observer.
+        :raises InputError: Bad gains or max_step.
+        """
+        self._model = model
+        self._n = model.dof
+        self._k = observer_gains(gains, self._n)
+        self._include_friction = bool(include_friction)
+        self._include_armature = bool(include_armature)
+        if not (isinstance(max_step, (int, float)) and math.isfinite(max_step)
+                and max_step > 0.0):
+            raise InputError('max_step must be finite and > 0 [s], got %r' % (max_step,))
+        self._max_step = float(max_step)
+        self._t: float | None = None
+        self._p0 = np.zeros(self._n)
+        self._z = np.zeros(self._n)
+        self._r = np.zeros(self._n)
+        self._restarted = False
+
+    @property
+    def gains(self) -> FloatArray:
+        """Return K [1/s], shape (n,)."""
+        return self._k.copy()
+
+    @property
+    def residual(self) -> FloatArray:
+        """Return the last residual r [N m or N], shape (n,), model order."""
+        return self._r.copy()
+
+    @property
+    def time(self) -> float | None:
+        """Return the time of the last accepted sample [s], None before the first."""
+        return self._t
+
+    @property
+    def restarted(self) -> bool:
+        """Return whether the last :meth:`update` (re)started the observer (r = 0)."""
+        return self._restarted
+
+    def reset(self) -> None:
+        """Forget the history: the next sample starts the observer again (e.g. new payload)."""
+        self._t = None
+        self._r[:] = 0.0
+        self._z[:] = 0.0
+
+    def _vector(self, value: ArrayLike, what: str) -> FloatArray:
+        return self._model.to_model_order((), value, what=what)
+
+    def momentum(self, q: ArrayLike, qd: ArrayLike) -> FloatArray:
+        """
+        Return the generalised momentum ``p = M(q) qd``.
+
+        :param q: Joint positions, shape (n,).
+        :param qd: Joint velocities, shape (n,).
+        :return: p [kg m^2/s or kg m/s], shape (n,).
+        """
+        mass = self._model.mass_matrix(q, include_armature=self._include_armature)
+        return mass @ qd
+
+    def beta(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike) -> FloatArray:
+        """
+        Return ``tau + C(q, qd)^T qd - g(q) - F(qd)``: dp/dt without the external torque.
+
+        :param q: Joint positions, shape (n,).
+        :param qd: Joint velocities, shape (n,).
+        :param tau: Applied joint torques [N m or N], shape (n,).
+        :return: Shape (n,).
+        """
+        model = self._model
+        out = tau + model.coriolis_matrix(q, qd).T @ qd - model.gravity_torques(q)
+        if self._include_friction:
+            out -= model.friction_torques(qd)
+        return out
+
+    def update(self, t: float, q: ArrayLike, qd: ArrayLike, tau: ArrayLike) -> FloatArray:
+        """
+        Take one sample and return the residual r ~ tau_ext (see the module docstring).
+
+        :param t: Sample time [s], increasing from sample to sample.
+        :param q: Joint positions [rad or m], shape (n,), model order.
+        :param qd: Joint velocities [rad/s or m/s], shape (n,).
+        :param tau: Torques the joints applied over the interval ending at ``t`` [N m or
+            N], shape (n,).
+        :return: r [N m or N], shape (n,), model order (a copy).
+        :raises InputError: NaN/inf or wrong shape, or ``t`` not after the previous sample;
+            the observer is then unchanged.
+        """
+        try:
+            t = float(t)
+        except (TypeError, ValueError):
+            raise InputError('sample time must be a number, got %r' % (t,)) from None
+        if not math.isfinite(t):
+            raise InputError('sample time is %r' % t)
+        q = self._vector(q, 'positions')
+        qd = self._vector(qd, 'velocities')
+        tau = self._vector(tau, 'efforts')
+        if self._t is not None and t <= self._t:
+            raise InputError('sample time %.9f s is not after the previous sample (%.9f s)'
+                             % (t, self._t))
+        p = self.momentum(q, qd)
+        if self._t is None or t - self._t > self._max_step:
+            self._p0 = p
+            self._z[:] = 0.0
+            self._r[:] = 0.0
+            self._t = t
+            self._restarted = True
+            return self._r.copy()
+        beta = self.beta(q, qd, tau)
+        dt = t - self._t
+        k = self._k
+        r = k * (p - self._p0 - self._z - dt * beta) / (1.0 + dt * k)
+        self._z += dt * (beta + r)
+        self._r = r
+        self._t = t
+        self._restarted = False
+        return r.copy()

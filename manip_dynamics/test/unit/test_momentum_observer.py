@@ -1,0 +1,291 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The momentum observer, the contact detector, the wrench estimate and the simulator's pushes.
+
+References, none computed by the code under test:
+
+* a closed form: an arm held still while a constant torque pushes it gives the geometric
+  sequence ``r_k = tau_ext (1 - (1 + k dt)^-k)`` of the backward-Euler low-pass;
+* an independent discretisation: for a smooth motion whose joint torques come from the
+  Newton-Euler inverse dynamics with a known external wrench, the continuous observer obeys
+  ``dr/dt = K (J^T w - r)``, integrated here by scipy's DOP853; the discrete observer must
+  converge to it at first order in dt;
+* an independent implementation of the same discrete recursion with Pinocchio's M, C and g
+  (to 1e-9);
+* the simulator: an arm under gravity compensation pushed by a known wrench, as the ROS
+  test does it over DDS.
+"""
+
+import numpy as np
+import pytest
+
+from manip_dynamics import InputError, RobotModel
+from manip_dynamics.bundled import urdf_path
+from manip_dynamics.observers import (
+    ContactDetector, estimate_wrench, MomentumObserver, wrench_in_axes)
+from manip_dynamics.simulation import Simulator
+
+POSE = np.array([0.3, -0.4, 0.2, -1.9, 0.1, 1.9, 0.5])
+
+
+@pytest.fixture(scope='module')
+def cobot():
+    return RobotModel.from_urdf_file(urdf_path('cobot7'))
+
+
+def smooth_motion(t: float, q0: np.ndarray):
+    """Return q, qd, qdd of a sum of sines (any smooth motion will do)."""
+    n = q0.size
+    a = 0.3 + 0.05 * np.arange(n)
+    w = 2.0 + 0.7 * np.arange(n)
+    return (q0 + a * np.sin(w * t), a * w * np.cos(w * t), -a * w * w * np.sin(w * t))
+
+
+# ---------------------------------------------------------------------- simulator pushes
+def test_simulator_push_enters_forward_dynamics(cobot):
+    wrench = {'tool0': [1.0, 2.0, -3.0, 0.1, 0.2, 0.3]}
+    tau = cobot.gravity_torques(POSE)
+    sim = Simulator(cobot, POSE, dt=1e-3, include_friction=False, limits='none')
+    sim.set_external_wrenches(wrench)
+    assert sim.external_wrenches_active
+    sim.step(tau)
+    # first semi-implicit Euler step from rest: qd1 = dt * qdd(q0, 0)
+    expected = cobot.forward_dynamics(POSE, np.zeros(7), tau, external_wrenches=wrench)
+    np.testing.assert_allclose(sim.qd / 1e-3, expected, rtol=1e-10, atol=1e-9)
+    # same thing through J^T w (Jacobian in link axes: the wrench is in the link frame)
+    jac = cobot.jacobian(POSE, 'tool0', frame='link')
+    np.testing.assert_allclose(
+        expected, cobot.forward_dynamics(POSE, np.zeros(7), tau + jac.T @ wrench['tool0']),
+        rtol=1e-10, atol=1e-9)
+    # joint_states' effort stays the motor torque
+    np.testing.assert_array_equal(sim.applied_effort, tau)
+    sim.reset()
+    assert not sim.external_wrenches_active
+    sim.step(tau)
+    np.testing.assert_allclose(sim.qd, 0.0, atol=1e-12)
+
+
+def test_simulator_push_bad_input_changes_nothing(cobot):
+    sim = Simulator(cobot, POSE)
+    sim.set_external_wrenches({'tool0': [0.0, 0.0, 5.0, 0.0, 0.0, 0.0]})
+    for bad in ({'no_such_link': [0.0] * 6}, {'tool0': [1.0, 2.0]},
+                {'tool0': [np.nan, 0.0, 0.0, 0.0, 0.0, 0.0]}):
+        with pytest.raises(InputError):
+            sim.set_external_wrenches(bad)
+        assert sim.external_wrenches_active
+    sim.set_external_wrenches(None)
+    assert not sim.external_wrenches_active
+
+
+# ---------------------------------------------------------------------- observer
+def test_held_arm_gives_the_backward_euler_sequence(cobot):
+    """Arm held still, motor torque g - tau_ext: r_k = tau_ext (1 - (1 + K dt)^-k)."""
+    gains = np.linspace(20.0, 80.0, 7)
+    tau_ext = np.array([3.0, -2.0, 1.5, 0.5, -0.25, 0.1, 0.05])
+    obs = MomentumObserver(cobot, gains)
+    tau = cobot.gravity_torques(POSE) - tau_ext
+    dt = 1e-3
+    assert np.all(obs.update(0.0, POSE, np.zeros(7), tau) == 0.0) and obs.restarted
+    for k in range(1, 301):
+        r = obs.update(k * dt, POSE, np.zeros(7), tau)
+        np.testing.assert_allclose(r, tau_ext * (1.0 - (1.0 + gains * dt) ** -k),
+                                   rtol=1e-10, atol=1e-12)
+    assert not obs.restarted
+
+
+def test_converges_to_the_continuous_observer(cobot):
+    """Independent reference: dr/dt = K (J^T w - r) integrated by DOP853 along the motion."""
+    solve_ivp = pytest.importorskip('scipy.integrate').solve_ivp
+    gain = 40.0
+    wrench = np.array([4.0, -6.0, 8.0, 0.3, -0.2, 0.1])
+    duration = 0.5
+
+    def tau_ext(t):
+        q = smooth_motion(t, POSE)[0]
+        return cobot.jacobian(q, 'tool0', frame='link').T @ wrench
+
+    ref = solve_ivp(lambda t, r: gain * (tau_ext(t) - r), (0.0, duration), np.zeros(7),
+                    method='DOP853', rtol=1e-11, atol=1e-11, dense_output=True)
+    assert ref.success
+    errors = []
+    for dt in (2e-4, 1e-4):
+        obs = MomentumObserver(cobot, gain)
+        worst = 0.0
+        for k in range(int(round(duration / dt)) + 1):
+            t = k * dt
+            q, qd, qdd = smooth_motion(t, POSE)
+            # the motor torque when the environment applies `wrench` to tool0
+            tau = cobot.inverse_dynamics(q, qd, qdd, external_wrenches={'tool0': wrench},
+                                         include_friction=True)
+            r = obs.update(t, q, qd, tau)
+            worst = max(worst, float(np.max(np.abs(r - ref.sol(t)))))
+        errors.append(worst)
+    scale = max(np.max(np.abs(tau_ext(t))) for t in np.linspace(0.0, duration, 11))
+    assert errors[1] < 2e-3 * scale, errors
+    # first order: halving dt halves the error
+    assert 0.4 < errors[1] / errors[0] < 0.6, errors
+
+
+def test_same_recursion_with_pinocchio_terms(cobot):
+    """Independent implementation of the documented recursion with Pinocchio's M, C, g."""
+    pin = pytest.importorskip('pinocchio', reason='pin (Pinocchio) not installed')
+    with open(urdf_path('cobot7')) as stream:
+        pmodel = pin.buildModelFromXML(stream.read())
+    data = pmodel.createData()
+    idx = np.array([pmodel.joints[pmodel.getJointId(n)].idx_v for n in cobot.joint_names])
+    assert pmodel.nq == pmodel.nv == 7
+    damping, coulomb, eps = cobot.damping, cobot.coulomb_friction, cobot.friction_velocity
+    rng = np.random.default_rng(12)
+    gains = rng.uniform(10.0, 100.0, 7)
+    obs = MomentumObserver(cobot, gains)
+    p0 = z = r_ref = t_prev = None
+    for k in range(200):
+        t = 0.002 * k + 1e-4 * rng.uniform()
+        q = POSE + 0.3 * np.sin(3.0 * t + np.arange(7))
+        qd = rng.normal(0.0, 1.0, 7)
+        tau = rng.normal(0.0, 10.0, 7)
+        r = obs.update(t, q, qd, tau)
+        pq, pv = np.zeros(7), np.zeros(7)
+        pq[idx], pv[idx] = q, qd
+        mass = pin.crba(pmodel, data, pq)
+        mass = np.triu(mass) + np.triu(mass, 1).T
+        cor = pin.computeCoriolisMatrix(pmodel, data, pq, pv)
+        grav = pin.computeGeneralizedGravity(pmodel, data, pq)
+        p = (mass @ pv)[idx]
+        beta = tau + (cor.T @ pv)[idx] - grav[idx] - damping * qd - coulomb * np.tanh(qd / eps)
+        if p0 is None:
+            p0, z, r_ref = p, np.zeros(7), np.zeros(7)
+        else:
+            dt = t - t_prev
+            r_ref = gains * (p - p0 - z - dt * beta) / (1.0 + gains * dt)
+            z = z + dt * (beta + r_ref)
+        t_prev = t
+        np.testing.assert_allclose(r, r_ref, rtol=0.0, atol=1e-9 * max(1.0, np.max(np.abs(r))))
+
+
+def test_pushed_arm_under_gravity_compensation(cobot):
+    """10 N on the tool of the simulated arm: J^T w within 5 % after 5 / K, no contact after."""
+    gain = 50.0
+    push = np.array([0.0, 10.0, 0.0, 0.0, 0.0, 0.0])  # world axes, at the tool0 origin
+    sim = Simulator(cobot, POSE, dt=1e-3)
+    obs = MomentumObserver(cobot, gain)
+    detector = ContactDetector(np.full(7, 1.0), hysteresis=0.5)
+    start, end = 0.2, 0.6
+    first_contact = released = None
+    obs.update(0.0, POSE, np.zeros(7), np.zeros(7))
+    for _ in range(1000):
+        q = sim.q
+        if start - 1e-9 <= sim.t < end - 1e-9:
+            rot = cobot.link_transform(q, 'tool0')[:3, :3]
+            sim.set_external_wrenches({'tool0': wrench_in_axes(push, rot)})
+        else:
+            sim.set_external_wrenches(None)
+        sim.step(cobot.gravity_torques(q))
+        t = sim.t
+        r = obs.update(t, sim.q, sim.qd, sim.applied_effort)
+        state = detector.update(r)
+        if state.contact and first_contact is None:
+            first_contact = t
+        if first_contact is not None and not state.contact and released is None:
+            released = t
+        if start + 5.0 / gain <= t <= end:
+            estimate = estimate_wrench(cobot.jacobian(sim.q, 'tool0'), r)
+            assert np.linalg.norm(estimate[:3] - push[:3]) < 0.05 * 10.0, (t, estimate)
+            # no applied moment: the estimate's is what a 1 cm lever of the force gives
+            assert np.linalg.norm(estimate[3:]) < 0.01 * 10.0, (t, estimate)
+    assert first_contact is not None and first_contact - start <= 0.02
+    assert released is not None and end < released < end + 0.2
+
+
+def test_gap_restarts_and_bad_samples_change_nothing(cobot):
+    obs = MomentumObserver(cobot, 30.0, max_step=0.05)
+    tau = cobot.gravity_torques(POSE) - 1.0
+    obs.update(0.0, POSE, np.zeros(7), tau)
+    r1 = obs.update(0.01, POSE, np.zeros(7), tau)
+    for args in ((0.01, POSE, np.zeros(7), tau),            # time not increasing
+                 (0.02, POSE, np.full(7, np.nan), tau),     # NaN velocity
+                 (0.02, POSE, np.zeros(7), tau[:6]),        # wrong length
+                 (np.inf, POSE, np.zeros(7), tau)):
+        with pytest.raises(InputError):
+            obs.update(*args)
+        np.testing.assert_array_equal(obs.residual, r1)
+        assert obs.time == 0.01
+    r2 = obs.update(0.02, POSE, np.zeros(7), tau)
+    assert np.all(r2 > r1)
+    assert np.all(obs.update(0.2, POSE, np.zeros(7), tau) == 0.0) and obs.restarted
+    obs.reset()
+    assert obs.time is None
+
+
+@pytest.mark.parametrize('gains', [0.0, -1.0, [1.0, 2.0], np.nan, 'x'])
+def test_bad_gains(cobot, gains):
+    with pytest.raises(InputError):
+        MomentumObserver(cobot, gains)
+
+
+# ---------------------------------------------------------------------- contact, wrench
+def test_contact_hysteresis():
+    det = ContactDetector([1.0, 2.0], hysteresis=0.25)
+    sequence = [([0.5, 0.0], [False, False]), ([1.01, 0.0], [True, False]),
+                ([0.8, -2.5], [True, True]), ([0.74, -1.6], [False, True]),
+                ([0.9, -1.49], [False, False]), ([-1.2, 0.0], [True, False])]
+    for r, flags in sequence:
+        state = det.update(r)
+        assert state.flags.tolist() == flags, (r, state)
+        assert state.contact == any(flags)
+        np.testing.assert_allclose(state.ratios, np.abs(r) / [1.0, 2.0])
+        assert state.strongest == int(np.argmax(np.abs(r) / [1.0, 2.0]))
+    with pytest.raises(InputError):
+        det.update([np.nan, 0.0])
+    assert det.update([1.0, 0.0]).flags.tolist() == [True, False]  # unchanged by the NaN
+    for bad in ([0.0, 1.0], [np.inf], []):
+        with pytest.raises(InputError):
+            ContactDetector(bad)
+    with pytest.raises(InputError):
+        ContactDetector([1.0], hysteresis=1.0)
+
+
+def test_wrench_estimate_inverts_jt(cobot):
+    wrench = np.array([3.0, -4.0, 12.0, 0.5, -0.7, 0.2])
+    jac = cobot.jacobian(POSE, 'tool0')
+    np.testing.assert_allclose(estimate_wrench(jac, jac.T @ wrench, damping=0.0), wrench,
+                               rtol=1e-9, atol=1e-9)
+    damped = estimate_wrench(jac, jac.T @ wrench)
+    assert np.linalg.norm(damped - wrench) < 1e-2 * np.linalg.norm(wrench)
+    # a 2-joint arm feels only two components: the estimate explains r with the least norm
+    planar = RobotModel.from_urdf_file(urdf_path('planar_2r'))
+    q = np.array([0.4, 0.9])
+    tip = planar.link_names[-1]
+    jac2 = planar.jacobian(q, tip)
+    r = jac2.T @ wrench
+    est = estimate_wrench(jac2, r, damping=1e-4)
+    np.testing.assert_allclose(jac2.T @ est, r, atol=1e-6)
+    np.testing.assert_allclose(est, np.linalg.pinv(jac2.T) @ r, atol=1e-6)
+    with pytest.raises(InputError):
+        estimate_wrench(jac, np.zeros(6))
+    with pytest.raises(InputError):
+        estimate_wrench(jac, np.zeros(7), damping=-1.0)
+
+
+def test_wrench_in_axes_round_trip(cobot):
+    rot = cobot.link_transform(POSE, 'tool0')[:3, :3]
+    w = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    local = wrench_in_axes(w, rot)
+    np.testing.assert_allclose(np.concatenate((rot @ local[:3], rot @ local[3:])), w)
+    # J^T w is frame-independent: world-axes J with w equals link-axes J with local
+    np.testing.assert_allclose(cobot.jacobian(POSE, 'tool0').T @ w,
+                               cobot.jacobian(POSE, 'tool0', frame='link').T @ local,
+                               atol=1e-12)
