@@ -85,6 +85,11 @@ EXPECTED = {
          'izz': 'double'},
         dict(STATUS_FIELDS),
     ),
+    'ApplyWrench': (
+        {'link': 'string', 'wrench': 'geometry_msgs/Wrench', 'frame': 'string',
+         'duration': 'double'},
+        {**STATUS_FIELDS, 'start_time': 'double', 'end_time': 'double'},
+    ),
 }
 
 
