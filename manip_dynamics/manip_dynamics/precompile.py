@@ -1,0 +1,597 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Compile every numba kernel of the library once, into numba's on-disk cache.
+
+The kernels (:mod:`manip_dynamics.algorithms`, :mod:`manip_dynamics.simulation`) are
+compiled on their first call and the machine code is kept on disk, so only the first
+process after an install pays the compile time.  This module pays it up front, at build
+time (``make build`` runs it after colcon) or with a one-time command::
+
+    manip-dynamics precompile            # or: python -m manip_dynamics.precompile
+    ros2 run manip_dynamics precompile   # in a colcon workspace
+
+It drives the public API (:class:`~manip_dynamics.RobotModel`, :class:`Simulator`,
+:func:`simulate`) on a small bundled arm through every call path the library, the CLI and
+the nodes use, so it follows the kernels wherever they change; the argument types, not the
+robot, select the compiled signature, so one arm serves every robot.
+
+Where the cache lives is numba's rule: ``$NUMBA_CACHE_DIR`` when set; else ``__pycache__``
+next to the kernel sources when that directory is writable (with colcon's
+``--symlink-install`` that is the source tree); else a per-user directory
+(``~/.cache/numba/...``, ``$XDG_CACHE_HOME`` respected).
+
+Numba checks each kernel's own source file, not the files of the kernels it calls, before
+using a cached kernel.  So a manifest (``manip_dynamics-precompile.json`` in the cache
+directory) records a hash of every kernel source; when any of them changed, or numba did,
+:func:`precompile` drops the package's cached kernels and compiles them all again.
+:func:`is_warm` is the fast check (no compilation) that the nodes use to say whether their
+first start will compile.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+import hashlib
+import importlib
+import json
+import os
+import re
+import sys
+import time
+
+#: Line prefix of the progress messages (nodes log it while they compile).
+PROGRESS_PREFIX = 'compiling dynamics kernels (first start after install)'
+#: File, in the cache directory of the first kernel, that records what was compiled.
+MANIFEST_NAME = 'manip_dynamics-precompile.json'
+#: Lock file next to the manifest: concurrent processes compile once, the others wait.
+LOCK_NAME = 'manip_dynamics-precompile.lock'
+#: Bundled arm driven through the API (the smallest one; the robot does not matter).
+ARM = 'planar_2r'
+#: Sub-packages never scanned for kernels (ROS, sympy).
+_SKIP_DIRS = ('ros', 'symbolic', '__pycache__')
+_USES_NUMBA = re.compile(r'^\s*(import numba|from numba[ .])', re.MULTILINE)
+#: Modules with ``import numba`` that failed to import: ``{module: error}``.
+IMPORT_ERRORS: dict[str, str] = {}
+
+Progress = Callable[[int, int, str], object]
+
+
+def format_progress(done: int, total: int, label: str = '') -> str:
+    """
+    Return the progress line, e.g. ``compiling dynamics kernels (...): 3/9 mass matrix``.
+
+    :param done: Steps finished.
+    :param total: Steps in all.
+    :param label: What the next (or last) step compiles.
+    """
+    return '%s: %d/%d%s' % (PROGRESS_PREFIX, done, total, ' ' + label if label else '')
+
+
+# ---------------------------------------------------------------------- kernels and cache
+def kernel_modules() -> list:
+    """
+    Import and return every module of the core library that imports numba.
+
+    Found by reading the sources (``import numba`` / ``from numba``), so that modules
+    without kernels (and their dependencies) are not imported; ``ros`` and ``symbolic``
+    are left out.  A module that fails to import is skipped and listed in
+    :data:`IMPORT_ERRORS` (its kernels then compile on first use).
+    """
+    import manip_dynamics
+    root = os.path.dirname(os.path.abspath(manip_dynamics.__file__))
+    mods = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS
+                             and not d.startswith(('.', '_')))
+        for filename in sorted(filenames):
+            if not filename.endswith('.py'):
+                continue
+            path = os.path.join(dirpath, filename)
+            rel = os.path.relpath(path, root)[:-3].replace(os.sep, '.')
+            name = 'manip_dynamics' + ('' if rel == '__init__' else '.' + rel)
+            name = name[:-len('.__init__')] if name.endswith('.__init__') else name
+            if name == __name__:
+                continue
+            try:
+                with open(path, encoding='utf-8') as f:
+                    if not _USES_NUMBA.search(f.read()):
+                        continue
+                mods.append(importlib.import_module(name))
+            except Exception as exc:  # noqa: B902 - another module's bug must not stop us
+                IMPORT_ERRORS[name] = '%s: %s' % (type(exc).__name__, exc)
+    return mods
+
+
+def kernel_dispatchers() -> list[tuple[str, object]]:
+    """
+    Return ``(qualified name, dispatcher)`` for every numba kernel of the core library.
+
+    Sorted by name; a kernel re-exported by another module is listed once.
+    """
+    from numba.core.dispatcher import Dispatcher
+    seen = {}
+    for mod in kernel_modules():
+        for value in vars(mod).values():
+            if isinstance(value, Dispatcher) and id(value) not in seen:
+                func = value.py_func
+                if func.__module__.startswith('manip_dynamics.'):
+                    seen[id(value)] = ('%s.%s' % (func.__module__, func.__qualname__), value)
+    return sorted(seen.values(), key=lambda item: item[0])
+
+
+def _sources(dispatchers: list[tuple[str, object]]) -> dict[str, str]:
+    """Return ``{module: sha256 of its source}`` for the modules that define kernels."""
+    out = {}
+    for _, disp in dispatchers:
+        mod = disp.py_func.__module__
+        if mod not in out:
+            with open(sys.modules[mod].__file__, 'rb') as f:
+                out[mod] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
+def _expected_manifest(dispatchers: list[tuple[str, object]]) -> dict:
+    import numba
+    return {'numba': numba.__version__, 'python': sys.version.split()[0],
+            'sources': _sources(dispatchers)}
+
+
+def _called_by_kernels(dispatchers: list[tuple[str, object]]) -> set[int]:
+    """Return the ids of kernels that some other kernel calls (by a global name)."""
+    called = set()
+    for _, disp in dispatchers:
+        func = disp.py_func
+        for name in func.__code__.co_names:
+            value = func.__globals__.get(name)
+            if value is not None and value is not disp:
+                called.add(id(value))
+    return called
+
+
+def _manifest_matches(manifest: dict | None, dispatchers: list[tuple[str, object]]) -> bool:
+    if not isinstance(manifest, dict):
+        return False
+    recorded = {k: v for k, v in manifest.items() if k not in ('compiled', 'unreached')}
+    return recorded == _expected_manifest(dispatchers)
+
+
+def _cache_dir(disp) -> str | None:
+    """Return the directory numba caches ``disp`` in, or None when caching is off."""
+    cache = getattr(disp, '_cache', None)
+    return getattr(cache, 'cache_path', None) or None
+
+
+def cache_directories() -> list[str]:
+    """Return the directories numba uses for the library's kernel cache, as numba chose them."""
+    dirs = []
+    for _, disp in kernel_dispatchers():
+        path = _cache_dir(disp)
+        if path and path not in dirs:
+            dirs.append(path)
+    return dirs
+
+
+def _has_current_entry(disp) -> bool:
+    """
+    Return True when the cache index of ``disp`` holds code for this source, CPU and numba.
+
+    Reads numba's index file (internal API; False when it changed shape).
+    """
+    try:
+        cache = disp._cache
+        index = cache._cache_file._load_index()
+        probe = cache._index_key(None, disp.targetctx.codegen())
+    except Exception:  # noqa: B902 - numba internals moved: treat as not warm
+        return False
+    return any(key[1:] == probe[1:] for key in index)
+
+
+def _read_manifest(path: str) -> dict | None:
+    try:
+        with open(path, encoding='utf-8') as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+@dataclass
+class CacheState:
+    """
+    What :func:`cache_state` found.
+
+    :ivar warm: True when every kernel loads from the cache without compiling.
+    :ivar reason: Why it is not warm ('' when warm).
+    :ivar directories: The cache directories numba uses for the kernels.
+    :ivar kernels: Number of kernels in the library.
+    :ivar missing: Kernels with no usable cached code.
+    """
+
+    warm: bool
+    reason: str
+    directories: list[str]
+    kernels: int
+    missing: list[str] = field(default_factory=list)
+
+
+def cache_state() -> CacheState:
+    """
+    Check, without compiling, whether every kernel is in the cache for the current sources.
+
+    Warm means: the manifest written by the last :func:`precompile` matches the current
+    kernel sources and numba version, and every kernel's cache index holds code for this
+    source, CPU and numba.  Costs the import of the library and numba plus reading one
+    small file per kernel (well under a second when the library is already imported).
+    """
+    dispatchers = kernel_dispatchers()
+    dirs = []
+    for _, disp in dispatchers:
+        path = _cache_dir(disp)
+        if path and path not in dirs:
+            dirs.append(path)
+    if not dispatchers:
+        return CacheState(True, '', dirs, 0)
+    if not dirs:
+        return CacheState(False, 'numba has no writable cache directory', dirs,
+                          len(dispatchers), [n for n, _ in dispatchers])
+    manifest = _read_manifest(os.path.join(dirs[0], MANIFEST_NAME))
+    compiled = set(manifest.get('compiled', ())) if isinstance(manifest, dict) else set()
+    missing = [name for name, disp in dispatchers
+               if name in compiled and not _has_current_entry(disp)]
+    if manifest is None:
+        reason = 'never precompiled here'
+    elif not _manifest_matches(manifest, dispatchers):
+        reason = 'kernel sources or numba changed since the last precompile'
+    elif missing:
+        reason = '%d of %d kernels not in the cache' % (len(missing), len(dispatchers))
+    else:
+        reason = ''
+    return CacheState(not reason, reason, dirs, len(dispatchers), missing)
+
+
+def is_warm() -> bool:
+    """Return True when the first calls will load every kernel from disk (no compiling)."""
+    return cache_state().warm
+
+
+# ---------------------------------------------------------------------- the call paths
+def _steps() -> list[tuple[str, Callable[[object], object]]]:
+    """Return the labelled steps; each calls the API on a model through some kernels."""
+    import numpy as np
+
+    from manip_dynamics.batching import PARALLEL_MIN_STATES
+    from manip_dynamics.simulation.simulator import Simulator, simulate
+
+    def state(model, k: int = 0):
+        n = model.dof
+        q = np.linspace(0.1, 0.4, n) + 0.01 * k
+        return q, np.full(n, 0.2), np.full(n, 0.3)
+
+    def batch(model, count: int = 3):
+        q, qd, qdd = state(model)
+        return (np.tile(q, (count, 1)), np.tile(qd, (count, 1)), np.tile(qdd, (count, 1)))
+
+    def tip(model) -> str:
+        return model.tip_link or model.link_names[-1]
+
+    def inverse(model) -> None:
+        q, qd, qdd = state(model)
+        model.inverse_dynamics(q, qd, qdd)
+        model.inverse_dynamics(q, qd, qdd, external_wrenches={tip(model): np.ones(6)},
+                               include_friction=True, include_armature=True)
+        qs, qds, qdds = batch(model)
+        model.inverse_dynamics(qs, qds, qdds)
+        model.inverse_dynamics(qs, qds, qdds, external_wrenches={tip(model): np.ones((3, 6))})
+        big = batch(model, PARALLEL_MIN_STATES)
+        model.inverse_dynamics(*big)
+
+    def bias(model) -> None:
+        q, qd, _ = state(model)
+        qs, qds, _ = batch(model)
+        for f in (model.gravity_torques, model.friction_torques):
+            f(q)
+            f(qs)
+        for f in (model.coriolis_torques, model.nonlinear_effects):
+            f(q, qd)
+            f(qs, qds)
+
+    def mass(model) -> None:
+        q, _, _ = state(model)
+        model.mass_matrix(q)
+        model.mass_matrix(q, include_armature=True)
+        model.mass_matrix(batch(model)[0])
+
+    def coriolis(model) -> None:
+        q, qd, _ = state(model)
+        model.coriolis_matrix(q, qd)
+        model.coriolis_matrix(*batch(model)[:2])
+
+    def forward(model) -> None:
+        q, qd, tau = state(model)
+        model.forward_dynamics(q, qd, tau)
+        model.forward_dynamics(q, qd, tau, include_armature=True)
+        model.forward_dynamics(q, qd, tau, external_wrenches={tip(model): np.ones(6)},
+                               include_friction=True)
+        model.forward_dynamics(*batch(model))
+
+    def energy(model) -> None:
+        q, qd, _ = state(model)
+        model.kinetic_energy(q, qd)
+        model.potential_energy(q)
+        qs, qds, _ = batch(model)
+        model.kinetic_energy(qs, qds)
+        model.potential_energy(qs)
+
+    def kinematics(model) -> None:
+        q, qd, _ = state(model)
+        link = tip(model)
+        model.link_transform(q, link)
+        for frame in ('world', 'link'):
+            model.jacobian(q, link, frame=frame)
+            model.jacobian_dot_qd(q, qd, link, frame=frame)
+            model.cartesian_dynamics(q, qd, link, frame=frame)
+
+    def simulator(model) -> None:
+        q, qd, _ = state(model)
+        zero = np.zeros(model.dof)
+        for integrator in ('semi_implicit_euler', 'rk4'):
+            for limits in ('spring', 'hard', 'none'):
+                sim = Simulator(model, q, qd, dt=1e-3, integrator=integrator, limits=limits)
+                sim.step(zero)
+                sim.step(model.gravity_torques(sim.q), steps=2)
+                sim.total_energy()
+
+    def simulation(model) -> None:
+        q, _, _ = state(model)
+        simulate(model, q, duration=0.002, dt=1e-3)
+        simulate(model, q, duration=0.002, dt=1e-3, integrator='rk4',
+                 controller=lambda t, qq, qqd: model.gravity_torques(qq))
+        simulate(model, q, duration=0.002, dt=1e-3, integrator='adaptive')
+
+    def internal(model) -> None:
+        # Entry points bound to fixed signatures (algorithms._jit.EntryPoints), all of them.
+        for mod in kernel_modules():
+            for value in list(vars(mod).values()):
+                if type(value).__name__ == 'EntryPoints' and hasattr(value, 'bind_all'):
+                    value.bind_all()
+        # Kernels the API does not call (kept for tests and benchmarks): the articulated-
+        # body algorithm takes the same arguments as the forward-dynamics kernel.
+        from manip_dynamics.algorithms import aba
+        kernel = getattr(aba, 'aba', None)
+        if kernel is None:
+            return
+        q, qd, tau = batch(model, 1)
+        a = model._arrays
+        kernel(a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass, a.com, a.inertia,
+               np.zeros(model.dof), np.array([0.0, 0.0, 9.81]), q, qd, tau,
+               np.zeros((1, model.dof, 6)), np.empty(q.shape))
+
+    return [('inverse dynamics', inverse), ('gravity and Coriolis torques', bias),
+            ('mass matrix', mass), ('Coriolis matrix', coriolis),
+            ('forward dynamics', forward), ('energy', energy),
+            ('Jacobians and Cartesian dynamics', kinematics),
+            ('simulator steps', simulator), ('simulation runs', simulation),
+            ('entry points and other kernels', internal)]
+
+
+def steps() -> list[tuple[str, Callable[[object], object]]]:
+    """
+    Return the warm-up steps as ``(label, function(model))`` pairs, in order.
+
+    Each step calls the public API through one family of kernels (single states, batches,
+    external wrenches, friction, armature, every integrator and limit mode).  Used by
+    :func:`precompile` and by ``benchmarks/compile_benchmark.py``.
+    """
+    return _steps()
+
+
+def warm_model():
+    """Return the small bundled arm the steps run on, with a payload on its tip."""
+    from manip_dynamics.bundled import urdf_path
+    from manip_dynamics.robot_model import RobotModel
+    return RobotModel.from_urdf_file(urdf_path(ARM))
+
+
+# ---------------------------------------------------------------------- precompile
+@dataclass
+class PrecompileReport:
+    """
+    What :func:`precompile` did.
+
+    :ivar compiled: False when the cache was already warm and nothing ran.
+    :ivar kernels: Kernels in the library.
+    :ivar signatures: Compiled (or loaded) signatures over all kernels.
+    :ivar unreached: Kernels that neither a step nor another kernel calls (not compiled:
+        a step is missing; they compile on first use and :func:`is_warm` ignores them).
+        Helpers called only by other kernels need no code of their own: a kernel loaded
+        from the cache carries its callees.
+    :ivar directories: Where numba put the cache.
+    :ivar seconds: Wall time [s].
+    :ivar cpu_seconds: CPU time of this process [s].
+    :ivar step_seconds: Wall time of each step [s], by label.
+    """
+
+    compiled: bool
+    kernels: int
+    signatures: int
+    unreached: list[str]
+    directories: list[str]
+    seconds: float
+    cpu_seconds: float
+    step_seconds: dict[str, float] = field(default_factory=dict)
+
+
+def _flush(dispatchers: list[tuple[str, object]]) -> None:
+    """Empty the cache index of every kernel so none can load code built on old callees."""
+    for _, disp in dispatchers:
+        cache = getattr(disp, '_cache', None)
+        if cache is not None and not disp.signatures:
+            try:
+                cache.flush()
+            except OSError:
+                pass
+
+
+class _Lock:
+    """An exclusive advisory lock on a file (no-op where fcntl is missing)."""
+
+    def __init__(self, directory: str | None) -> None:
+        self._path = os.path.join(directory, LOCK_NAME) if directory else None
+        self._file = None
+
+    def __enter__(self) -> '_Lock':
+        try:
+            import fcntl
+            self._file = open(self._path, 'a')
+            fcntl.flock(self._file, fcntl.LOCK_EX)
+        except (ImportError, OSError, TypeError):
+            if self._file is not None:
+                self._file.close()
+            self._file = None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._file is not None:
+            self._file.close()  # releases the lock
+
+
+def precompile(progress: Progress | None = None, *, force: bool = False,
+               model=None) -> PrecompileReport:
+    """
+    Compile every kernel signature the library uses and keep it in numba's disk cache.
+
+    Does nothing when :func:`cache_state` says the cache is warm (unless ``force``).
+    Otherwise, when the kernel sources or numba changed since the last run, drops the
+    package's cached kernels first (numba would keep code built on an old callee), then
+    runs :func:`steps` and writes the manifest.  Processes that start together compile
+    once: the others wait on a file lock, then load from the cache.
+
+    :param progress: ``progress(done, total, label)`` called before each step and at the
+        end (``done == total``); :func:`format_progress` makes the log line.
+    :param force: Recompile even when the cache is warm.
+    :param model: The :class:`~manip_dynamics.RobotModel` to drive (default: the bundled
+        ``planar_2r`` arm); any model compiles the same signatures.
+    :return: A :class:`PrecompileReport`.
+    """
+    t0, c0 = time.perf_counter(), time.process_time()
+    dispatchers = kernel_dispatchers()
+    dirs = []
+    for _, disp in dispatchers:
+        path = _cache_dir(disp)
+        if path and path not in dirs:
+            dirs.append(path)
+    with _Lock(dirs[0] if dirs else None):
+        state = cache_state()
+        if state.warm and not force:
+            return PrecompileReport(False, state.kernels, 0, [], state.directories,
+                                    time.perf_counter() - t0, time.process_time() - c0)
+        manifest_path = os.path.join(dirs[0], MANIFEST_NAME) if dirs else None
+        if force or (manifest_path and not _manifest_matches(
+                _read_manifest(manifest_path), dispatchers)):
+            _flush(dispatchers)
+        todo = _steps()
+        total = len(todo) + 1
+        if progress is not None:
+            progress(0, total, 'loading the %s arm' % ARM)
+        if model is None:
+            model = warm_model()
+        timings = {}
+        for k, (label, step) in enumerate(todo):
+            if progress is not None:
+                progress(k + 1, total, label)
+            t_step = time.perf_counter()
+            step(model)
+            timings[label] = time.perf_counter() - t_step
+        called = _called_by_kernels(dispatchers)
+        unreached = [name for name, disp in dispatchers
+                     if not disp.signatures and id(disp) not in called]
+        if manifest_path:
+            _write_manifest(manifest_path, dict(
+                _expected_manifest(dispatchers), unreached=unreached,
+                compiled=[name for name, disp in dispatchers if disp.signatures]))
+        if progress is not None:
+            progress(total, total, 'done')
+    return PrecompileReport(
+        True, len(dispatchers), sum(len(d.signatures) for _, d in dispatchers), unreached,
+        dirs, time.perf_counter() - t0, time.process_time() - c0, timings)
+
+
+def _write_manifest(path: str, manifest: dict) -> None:
+    tmp = '%s.%d.tmp' % (path, os.getpid())
+    try:
+        with open(tmp, 'w', encoding='utf-8') as f:
+            json.dump(manifest, f, indent=1, sort_keys=True)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache simply stays "not precompiled"
+
+
+# ---------------------------------------------------------------------- command line
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``manip-dynamics precompile`` to ``parser``."""
+    parser.add_argument('--check', action='store_true',
+                        help='only report whether the cache is warm (exit 1 when not)')
+    parser.add_argument('--force', action='store_true',
+                        help='compile again even when the cache is warm')
+    parser.add_argument('--quiet', action='store_true', help='print nothing but errors')
+
+
+def run(args: argparse.Namespace, out=None) -> int:
+    """
+    Run the precompile command with parsed ``args``; print to ``out`` (default stdout).
+
+    :return: 0 when the cache is warm afterwards, 1 otherwise.
+    """
+    out = sys.stdout if out is None else out
+
+    def say(text: str) -> None:
+        if not args.quiet:
+            out.write(text + '\n')
+            out.flush()
+
+    if args.check:
+        state = cache_state()
+        say('kernel cache: %s (%d kernels) in %s' % (
+            'warm' if state.warm else 'cold: ' + state.reason, state.kernels,
+            ', '.join(state.directories) or 'no directory'))
+        return 0 if state.warm else 1
+    report = precompile(lambda d, t, label: say(format_progress(d, t, label)),
+                        force=args.force)
+    where = ', '.join(report.directories) or 'no writable directory'
+    if not report.compiled:
+        say('precompile: kernel cache already warm (%d kernels) in %s'
+            % (report.kernels, where))
+        return 0
+    say('precompile: %d kernels, %d signatures in %.1f s (%.1f s CPU); cache in %s' % (
+        report.kernels, report.signatures, report.seconds, report.cpu_seconds, where))
+    if report.unreached:
+        sys.stderr.write('precompile: warning: no step reaches %s; they compile on first '
+                         'use\n' % ', '.join(report.unreached))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m manip_dynamics.precompile`` and ``ros2 run ... precompile``."""
+    parser = argparse.ArgumentParser(
+        prog='precompile', description='Compile the numba kernels of manip_dynamics into the '
+        'on-disk cache (once after an install; skipped when the cache is warm).')
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == '__main__':
+    sys.exit(main())
