@@ -105,15 +105,17 @@ def tree_lines(robot: object, root: str) -> list[str]:
     for joint in robot.joints:
         children.setdefault(joint.parent, []).append(joint)
     lines = [root]
-
-    def walk(link: str, prefix: str) -> None:
-        kids = children.get(link, [])
-        for k, joint in enumerate(kids):
-            last = k == len(kids) - 1
-            lines.append('%s%s-[%s %s]--> %s' % (
-                prefix, '`-' if last else '|-', joint.type, joint.name, joint.child))
-            walk(joint.child, prefix + ('   ' if last else '|  '))
-    walk(root, '')
+    # Depth-first with an explicit stack (no recursion: any depth of tree).
+    stack = [(joint, '', k == len(children.get(root, [])) - 1)
+             for k, joint in enumerate(children.get(root, []))][::-1]
+    while stack:
+        joint, prefix, last = stack.pop()
+        lines.append('%s%s-[%s %s]--> %s' % (
+            prefix, '`-' if last else '|-', joint.type, joint.name, joint.child))
+        kids = children.get(joint.child, [])
+        inner = prefix + ('   ' if last else '|  ')
+        stack.extend((kid, inner, k == len(kids) - 1) for k, kid in reversed(list(
+            enumerate(kids))))
     return lines
 
 

@@ -16,20 +16,27 @@
 Check the inertial and limit data of a URDF before trusting it (``manip-dynamics check``).
 
 Wrong inertial data is the most common reason gravity compensation fails on a real arm.
-:func:`check_urdf_string` reads the URDF itself (with urdf_parser_py, like the loader) so it
-can report every defect at once instead of stopping at the first one as the loader does,
-and returns a list of :class:`Finding`.  Severities:
+:func:`check_urdf_string` reads the URDF itself (the loader's parser for links and joints,
+:mod:`xml.etree.ElementTree` for the visual and collision geometry) so it can report every
+defect at once instead of stopping at the first one as the loader does, and returns a list
+of :class:`Finding`.  The rule is the loader's: physically suspect is a warning, impossible
+is an error.  Severities:
 
-* ``error``: the model is wrong or unusable: negative or non-finite mass, inertia that is
-  not positive semi-definite or violates the triangle inequality of the principal moments
-  (Craig sec. 6.3), a joint that moves no mass (M(q) singular), an effort limit of zero,
-  floating/planar joints, zero joint axes, the loader refusing the file.
-* ``warning``: probably wrong: a link with visual/collision geometry but no ``<inertial>``,
-  a moving link of zero mass, a centre of mass far outside the link's geometry, a principal
-  moment too large for the geometry (often a unit mistake, e.g. g mm^2), an actuated joint
-  without an effort limit.
-* ``info``: worth knowing: point masses (zero inertia), mimic joints (independent DoF here),
-  links whose geometry is a mesh (the geometry checks are skipped: meshes are never opened).
+* ``error``: the model is impossible or unusable: negative or non-finite mass, non-finite
+  numbers, floating/planar joints, zero joint axes, an effort limit of zero, lower limit
+  above upper, anything else the loader refuses.
+* ``warning``: physically suspect, loaded as written (``--strict`` fails on these): inertia
+  that is not positive semi-definite or violates the triangle inequality of the principal
+  moments (Craig sec. 6.3), with a suggested correction and, for links bolted to the root,
+  the note that they cannot affect the dynamics; a joint that moves no mass (M(q)
+  singular); a ``<mimic>`` naming no joint; a link with visual/collision geometry but no
+  ``<inertial>``; a moving link of zero mass; a singular inertia; a centre of mass far
+  outside the link's geometry; a principal moment too large for the geometry (often a unit
+  mistake, e.g. g mm^2).
+* ``info``: worth knowing, never a failure: point masses (zero inertia), mimic joints
+  (independent DoF here), links whose geometry is a mesh (the geometry checks are skipped:
+  meshes are never opened), actuated joints without an effort limit, defects of links
+  outside the model (above ``root_link``), messages of the URDF parser.
 
 The six URDF inertia values describe a symmetric tensor by construction, so symmetry
 cannot fail for a URDF; it is checked for inertias given as matrices (payloads).
@@ -38,14 +45,19 @@ cannot fail for a URDF; it is checked for inertias given as matrices (payloads).
 from collections.abc import Callable
 from dataclasses import dataclass
 import math
+import xml.etree.ElementTree as ElementTree
 
 import numpy as np
 from numpy.typing import NDArray
 
-from manip_dynamics.errors import ManipDynamicsError, URDFError
-from manip_dynamics.model import load_urdf_string
-from manip_dynamics.model.urdf_loader import parse_urdf
-from manip_dynamics.spatial import inertia_from_urdf, make_transform, rpy_to_matrix
+from manip_dynamics.errors import URDFError
+from manip_dynamics.model import load_urdf_string, RigidBodyTree
+from manip_dynamics.model.rigid_body_tree import massless_joint_warning
+from manip_dynamics.model.urdf_loader import (
+    dangling_mimic_warning, inertia_warning, parse_urdf, read_urdf_file)
+from manip_dynamics.spatial import (
+    inertia_defect, INERTIA_FLOOR, inertia_from_urdf, INERTIA_TOLERANCE, make_transform,
+    rpy_to_matrix)
 
 FloatArray = NDArray[np.float64]
 
@@ -56,6 +68,10 @@ _MOVING = ('revolute', 'continuous', 'prismatic')
 #: (and at least ``COM_MARGIN_MIN`` metres) outside the box is reported.
 COM_MARGIN_FRACTION = 0.25
 COM_MARGIN_MIN = 0.02
+
+#: One visual or collision shape of a link: ``(half extents (3,) [m] of the shape's own
+#: bounding box, or None for a mesh or an unknown shape; pose (4, 4) in the link frame)``.
+Shape = tuple[FloatArray | None, FloatArray]
 
 
 @dataclass(frozen=True)
@@ -100,27 +116,86 @@ def _pose(origin: object | None) -> FloatArray:
     return make_transform(rpy_to_matrix(rpy), xyz)
 
 
-def _primitive_half_extents(geometry: object) -> FloatArray | None:
-    """Return the half extents of a primitive's own bounding box, or None for a mesh."""
-    name = type(geometry).__name__
-    if name == 'Box':
-        return 0.5 * np.abs(np.array(geometry.size, dtype=np.float64))
-    if name == 'Cylinder':
-        r = abs(float(geometry.radius))
-        return np.array([r, r, 0.5 * abs(float(geometry.length))])
-    if name == 'Sphere':
-        return np.full(3, abs(float(geometry.radius)))
+def _numbers(text: str | None, count: int) -> FloatArray | None:
+    """Return ``count`` finite numbers parsed from an attribute, or None."""
+    if text is None:
+        return None
+    try:
+        values = np.array([float(v) for v in text.split()], dtype=np.float64)
+    except ValueError:
+        return None
+    if values.shape != (count,) or not np.all(np.isfinite(values)):
+        return None
+    return values
+
+
+def _shape(element: ElementTree.Element) -> Shape | None:
+    """Return the shape of a ``<visual>`` or ``<collision>``; None when unreadable."""
+    pose = None
+    geometry = None
+    for child in element:
+        if child.tag == 'origin' and pose is None:
+            xyz = _numbers(child.get('xyz', '0 0 0'), 3)
+            rpy = _numbers(child.get('rpy', '0 0 0'), 3)
+            if xyz is None or rpy is None:
+                return None
+            pose = make_transform(rpy_to_matrix(rpy), xyz)
+        elif child.tag == 'geometry' and geometry is None:
+            geometry = child
+    if geometry is None:
+        return None
+    pose = np.eye(4) if pose is None else pose
+    for shape in geometry:
+        if shape.tag == 'box':
+            size = _numbers(shape.get('size'), 3)
+            return None if size is None else (0.5 * np.abs(size), pose)
+        if shape.tag == 'cylinder':
+            r, length = _numbers(shape.get('radius'), 1), _numbers(shape.get('length'), 1)
+            if r is None or length is None:
+                return None
+            return np.array([abs(r[0]), abs(r[0]), 0.5 * abs(length[0])]), pose
+        if shape.tag == 'sphere':
+            r = _numbers(shape.get('radius'), 1)
+            return None if r is None else (np.full(3, abs(r[0])), pose)
+        if isinstance(shape.tag, str):
+            return None, pose  # a mesh, or a shape urdfdom does not know
     return None
 
 
-def geometry_bounds(link: object) -> tuple[FloatArray, FloatArray, bool] | None:
+def link_shapes(xml: str | bytes) -> dict[str, list[Shape]]:
+    """
+    Return the visual and collision shapes of every link of a URDF.
+
+    Read with :mod:`xml.etree.ElementTree`, tolerantly: an unreadable shape is skipped.
+
+    :param xml: URDF XML text.
+    :return: Link name -> its shapes (see :data:`Shape`); links without any are absent.
+    """
+    data = xml.encode('utf-8') if isinstance(xml, str) else xml
+    try:
+        root = ElementTree.fromstring(data)
+    except (ElementTree.ParseError, ValueError, LookupError):
+        return {}
+    shapes: dict[str, list[Shape]] = {}
+    for link in root:
+        if link.tag != 'link':
+            continue
+        name = link.get('name')
+        for element in link:
+            if element.tag in ('visual', 'collision') and name is not None:
+                shape = _shape(element)
+                if shape is not None:
+                    shapes.setdefault(name, []).append(shape)
+    return shapes
+
+
+def geometry_bounds(shapes: list[Shape]) -> tuple[FloatArray, FloatArray, bool] | None:
     """
     Return the axis-aligned bounding box of a link's primitive geometry, in the link frame.
 
-    Uses every ``<visual>`` and ``<collision>`` box, cylinder and sphere (meshes are never
-    opened).
+    Uses every box, cylinder and sphere (meshes are never opened).
 
-    :param link: A ``urdf_parser_py`` link.
+    :param shapes: The link's shapes from :func:`link_shapes`.
     :return: ``(lower (3,), upper (3,), has_mesh)`` [m], or None when the link has no
         primitive geometry.
     """
@@ -128,16 +203,10 @@ def geometry_bounds(link: object) -> tuple[FloatArray, FloatArray, bool] | None:
     upper = np.full(3, -np.inf)
     has_mesh = False
     found = False
-    for element in list(link.visuals or []) + list(link.collisions or []):
-        if element.geometry is None:
-            continue
-        half = _primitive_half_extents(element.geometry)
+    for half, pose in shapes:
         if half is None:
             has_mesh = True
             continue
-        if not np.all(np.isfinite(half)):
-            continue
-        pose = _pose(element.origin)
         # Bounding box of the rotated box: |R| half + centre.
         extent = np.abs(pose[:3, :3]) @ half
         lower = np.minimum(lower, pose[:3, 3] - extent)
@@ -148,13 +217,9 @@ def geometry_bounds(link: object) -> tuple[FloatArray, FloatArray, bool] | None:
     return lower, upper, has_mesh
 
 
-def _has_geometry(link: object) -> bool:
-    return any(e.geometry is not None
-               for e in list(link.visuals or []) + list(link.collisions or []))
-
-
 def _check_inertia(name: str, mass: float, values: list[float | None],
-                   add: Callable[[str, str, str, str], None]) -> FloatArray | None:
+                   add: Callable[[str, str, str, str], None],
+                   context: Callable[[], dict]) -> FloatArray | None:
     """Check a link's inertia values; return the tensor when it is physical."""
     if any(v is None for v in values):
         values = [0.0 if v is None else v for v in values]
@@ -163,22 +228,18 @@ def _check_inertia(name: str, mass: float, values: list[float | None],
         return None
     tensor = inertia_from_urdf(*values)
     moments = np.linalg.eigvalsh(tensor)
-    scale = max(float(np.max(np.abs(moments))), 1e-12)
-    tol = 1e-9 * scale
+    tol = max(INERTIA_TOLERANCE * float(np.max(np.abs(moments))), INERTIA_FLOOR)
     text = ', '.join('%.6g' % m for m in moments)
-    if scale <= 1e-12:
+    defect = inertia_defect(tensor)
+    if defect is not None:
+        where = context()
+        severity = 'info' if where.pop('outside', False) else 'warning'
+        add(severity, 'link', name, inertia_warning(defect, **where))
+        return None
+    if float(np.max(np.abs(moments))) <= tol:
         if mass > 0.0:
             add('info', 'link', name, 'point mass: all inertia values are zero')
         return tensor
-    if moments[0] < -tol:
-        add('error', 'link', name, 'inertia tensor is not positive definite (principal moments '
-            '%s kg m^2); check the signs of ixy, ixz, iyz (URDF uses the tensor, not the '
-            'products of inertia with a minus sign)' % text)
-        return None
-    if moments[0] + moments[1] < moments[2] - tol:
-        add('error', 'link', name, 'principal moments %s kg m^2 violate the triangle '
-            'inequality I1 + I2 >= I3: no rigid body has this inertia' % text)
-        return None
     if moments[0] <= tol:
         add('warning', 'link', name, 'inertia tensor is singular (principal moments %s kg '
             'm^2): only an infinitely thin rod has that' % text)
@@ -188,24 +249,47 @@ def _check_inertia(name: str, mass: float, values: list[float | None],
     return tensor
 
 
-def check_robot(robot: object) -> list[Finding]:
+def _link_context(tree: RigidBodyTree | None, children: dict[str, list[object]]
+                  ) -> Callable[[str], dict]:
+    """Return link -> keyword arguments of :func:`inertia_warning` (where the link is)."""
+    def context(name: str) -> dict:
+        if tree is None:
+            return {}
+        frame = tree.links.get(name)
+        if frame is None:
+            return {'outside': True}
+        if frame.body < 0:
+            return {'bolted_to': tree.root_link}
+        return {'moved_by': tree.joints[frame.body].name,
+                'below': tuple(j.child for j in children.get(name, []))}
+    return context
+
+
+def check_robot(robot: object, tree: RigidBodyTree | None = None,
+                shapes: dict[str, list[Shape]] | None = None) -> list[Finding]:
     """
-    Check a parsed URDF (``urdf_parser_py`` Robot); see the module docstring.
+    Check a parsed URDF (from :func:`parse_urdf`); see the module docstring.
 
     :param robot: The parsed robot description.
+    :param tree: The loaded model, when the loader accepts the URDF: says which links are
+        bolted to the root, which joint moves each link, and which are outside the model.
+    :param shapes: Visual and collision shapes per link (:func:`link_shapes`).
     :return: Findings, errors first, then warnings, then info, in document order.
     """
     findings: list[Finding] = []
+    shapes = shapes or {}
 
     def add(severity: str, kind: str, name: str, message: str) -> None:
         findings.append(Finding(severity, kind, name, message))
 
     links = {link.name: link for link in robot.links}
+    joint_names = {joint.name for joint in robot.joints}
     child_joint = {joint.child: joint for joint in robot.joints}
     children: dict[str, list[object]] = {}
     for joint in robot.joints:
         children.setdefault(joint.parent, []).append(joint)
     masses: dict[str, float] = {}
+    context = _link_context(tree, children)
 
     for link in robot.links:
         name = link.name
@@ -214,7 +298,7 @@ def check_robot(robot: object) -> list[Finding]:
         moving = joint is not None and joint.type in _MOVING
         if inertial is None:
             masses[name] = 0.0
-            if _has_geometry(link) and joint is not None:
+            if name in shapes and joint is not None:
                 add('warning', 'link', name, 'has visual/collision geometry but no <inertial>: '
                     'it is treated as massless')
             continue
@@ -224,7 +308,7 @@ def check_robot(robot: object) -> list[Finding]:
             masses[name] = 0.0
             continue
         if not math.isfinite(mass):
-            add('error', 'link', name, 'mass is %r: it must be a finite number' % mass)
+            add('error', 'link', name, 'mass is %s: it must be a finite number' % mass)
             masses[name] = 0.0
             continue
         if mass < 0.0:
@@ -249,12 +333,12 @@ def check_robot(robot: object) -> list[Finding]:
         if not np.all(np.isfinite(t_inertial)):
             add('error', 'link', name, '<inertial> <origin> has NaN or inf')
             continue
-        tensor = _check_inertia(name, mass, values, add)
+        tensor = _check_inertia(name, mass, values, add, lambda: context(name))
         if mass <= 0.0:
             continue
-        bounds = geometry_bounds(link)
+        bounds = geometry_bounds(shapes.get(name, []))
         if bounds is None:
-            if _has_geometry(link):
+            if name in shapes:
                 add('info', 'link', name, 'geometry is a mesh: centre of mass and inertia not '
                     'compared with the geometry (meshes are never opened)')
             continue
@@ -282,33 +366,27 @@ def check_robot(robot: object) -> list[Finding]:
                     'than mass x (geometry size)^2 = %.4g kg m^2 allows: wrong units?' % (
                         largest, mass * reach * reach))
 
-    def subtree_mass(link_name: str) -> float:
-        total = masses.get(link_name, 0.0)
-        for joint in children.get(link_name, []):
-            total += subtree_mass(joint.child)
-        return total
-
+    subtree_mass = _subtree_masses(robot, masses, children)
     for joint in robot.joints:
         name = joint.name
         if joint.type in ('floating', 'planar'):
             add('error', 'joint', name, 'type %r: this suite models fixed-base manipulators '
-                'only' % joint.type)
+                'only; choose a root_link below it' % joint.type)
             continue
         if joint.type not in _MOVING:
             continue
         axis = np.array(joint.axis if joint.axis is not None else (1.0, 0.0, 0.0), dtype=float)
         if axis.shape != (3,) or not np.all(np.isfinite(axis)) or np.linalg.norm(axis) < 1e-12:
-            add('error', 'joint', name, 'axis %s is not a usable direction' % (joint.axis,))
-        if joint.child in links and subtree_mass(joint.child) <= 0.0:
-            add('error', 'joint', name, 'moves no mass (link %r and everything below it are '
-                'massless): the mass matrix is singular and forward dynamics fails'
-                % joint.child)
+            add('error', 'joint', name, 'axis %s is not a usable direction'
+                % ' '.join('%g' % v for v in np.ravel(axis)))
+        if joint.child in links and subtree_mass.get(joint.child, 0.0) <= 0.0:
+            add('warning', 'joint', name, massless_joint_warning(joint.child))
         limit = joint.limit
         effort = None if limit is None else _float(limit.effort)
         if effort is None:
-            add('warning', 'joint', name, 'no effort limit: controllers cannot clamp its torque')
+            add('info', 'joint', name, 'no effort limit: controllers cannot clamp its torque')
         elif not math.isfinite(effort) or effort < 0.0:
-            add('error', 'joint', name, 'effort limit %r is not a finite number >= 0' % effort)
+            add('error', 'joint', name, 'effort limit %s is not a finite number >= 0' % effort)
         elif effort == 0.0:
             add('error', 'joint', name, 'effort limit is 0: gravity compensation clamped to it '
                 'commands no torque')
@@ -317,10 +395,35 @@ def check_robot(robot: object) -> list[Finding]:
             if lo > hi:
                 add('error', 'joint', name, 'lower limit %g is above upper limit %g' % (lo, hi))
         if joint.mimic is not None:
-            add('info', 'joint', name, 'mimics %r: modelled as an independent degree of freedom'
-                % joint.mimic.joint)
+            if joint.mimic.joint in joint_names:
+                add('info', 'joint', name, 'mimics %r: modelled as an independent degree of '
+                    'freedom' % joint.mimic.joint)
+            else:
+                add('warning', 'joint', name, dangling_mimic_warning(joint.mimic.joint))
     order = {s: i for i, s in enumerate(SEVERITIES)}
     return sorted(findings, key=lambda f: order[f.severity])
+
+
+def _subtree_masses(robot: object, masses: dict[str, float],
+                    children: dict[str, list[object]]) -> dict[str, float]:
+    """Return link -> mass of the link and everything below it (iterative, any depth)."""
+    order: list[str] = []
+    parents = {joint.child for joint in robot.joints}
+    stack = [link.name for link in robot.links if link.name not in parents]
+    seen: set[str] = set()
+    while stack:
+        link = stack.pop()
+        if link in seen:
+            continue  # a loop: the loader reports it
+        seen.add(link)
+        order.append(link)
+        stack.extend(joint.child for joint in children.get(link, []))
+    totals = {name: masses.get(name, 0.0) for name in order}
+    for link in reversed(order):
+        for joint in children.get(link, []):
+            if joint.child in totals and joint.child != link:
+                totals[link] += totals[joint.child]
+    return totals
 
 
 def check_urdf_string(xml: str, *, root_link: str | None = None,
@@ -328,8 +431,9 @@ def check_urdf_string(xml: str, *, root_link: str | None = None,
     """
     Check the inertial data, joints and limits of a URDF document.
 
-    Also loads it as the dynamics library would (with ``root_link``/``tip_link``), so
-    everything the loader refuses is reported as an error too.
+    Also loads it as the dynamics library would (with ``root_link``/``tip_link``, not
+    strict), so everything the loader refuses is reported as an error too, and each
+    warning says where the link sits in that model.
 
     :param xml: URDF XML text.
     :param root_link: Base link to load the model with (default: the URDF root).
@@ -337,18 +441,21 @@ def check_urdf_string(xml: str, *, root_link: str | None = None,
     :return: Findings, errors first; an empty list means nothing to report.
     :raises URDFError: The text is not a URDF at all (malformed XML, empty).
     """
-    robot, parser_warnings = parse_urdf(xml)
-    findings = check_robot(robot)
+    robot, parser_messages = parse_urdf(xml)
     name = robot.name or 'robot'
-    for text in parser_warnings:
-        findings.append(Finding('warning', 'robot', name, 'URDF parser: %s' % text.strip()))
+    tree = None
+    refusal = None
     try:
-        load_urdf_string(xml, root_link=root_link, tip_link=tip_link)
-    except ManipDynamicsError as exc:
-        message = str(exc)
-        if not any(f.severity == 'error' and f.name in message for f in findings):
-            findings.insert(0, Finding('error', 'robot', name, 'the dynamics loader refuses '
-                                       'the URDF: %s' % message))
+        tree = load_urdf_string(xml, root_link=root_link, tip_link=tip_link)
+    except URDFError as exc:
+        refusal = str(exc)
+    findings = check_robot(robot, tree, link_shapes(xml))
+    for text in parser_messages:
+        findings.append(Finding('info', 'robot', name, 'URDF parser: %s' % text))
+    if refusal is not None and not any(f.severity == 'error' and f.name in refusal
+                                       for f in findings):
+        findings.insert(0, Finding('error', 'robot', name, 'the dynamics loader refuses '
+                                   'the URDF: %s' % refusal))
     return findings
 
 
@@ -358,16 +465,16 @@ def check_urdf_file(path: str, *, root_link: str | None = None,
     Check a URDF file; see :func:`check_urdf_string`.
 
     :param path: Path of a ``.urdf`` file (expand xacro files first).
-    :raises URDFError: The file cannot be read or is not a URDF.
+    :raises URDFError: The file cannot be read, is not text, or is not a URDF.
     """
-    try:
-        with open(path, 'r', encoding='utf-8') as stream:
-            xml = stream.read()
-    except OSError as exc:
-        raise URDFError('cannot read URDF file %r: %s' % (str(path), exc.strerror)) from None
-    return check_urdf_string(xml, root_link=root_link, tip_link=tip_link)
+    return check_urdf_string(read_urdf_file(path), root_link=root_link, tip_link=tip_link)
 
 
 def has_errors(findings: list[Finding]) -> bool:
     """Return whether any finding is an error."""
     return any(f.severity == 'error' for f in findings)
+
+
+def fails_strict(findings: list[Finding]) -> bool:
+    """Return whether ``check --strict`` fails: an error, or a physically suspect warning."""
+    return any(f.severity in ('error', 'warning') for f in findings)

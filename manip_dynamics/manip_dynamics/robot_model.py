@@ -58,7 +58,8 @@ from manip_dynamics.algorithms.rnea import rnea as _rnea_kernel, rnea_single as 
 from manip_dynamics.batching import PARALLEL_MIN_STATES, run_batched
 from manip_dynamics.errors import InputError
 from manip_dynamics.model import load_urdf_file, load_urdf_string, RigidBodyTree
-from manip_dynamics.model.rigid_body_tree import BodyInertia, combine_inertias
+from manip_dynamics.model.rigid_body_tree import (
+    BodyInertia, combine_inertias, singular_mass_matrix_message)
 from manip_dynamics.spatial import inertia_from_urdf, inertia_problem
 
 FloatArray = NDArray[np.float64]
@@ -153,7 +154,8 @@ class RobotModel:
     @classmethod
     def from_urdf_file(cls, path: str, *, root_link: str | None = None,
                        tip_link: str | None = None,
-                       gravity: ArrayLike = (0.0, 0.0, -9.81)) -> 'RobotModel':
+                       gravity: ArrayLike = (0.0, 0.0, -9.81),
+                       strict: bool = False) -> 'RobotModel':
         """
         Load a model from a URDF file.
 
@@ -163,23 +165,28 @@ class RobotModel:
             chain are locked at 0 and their bodies lumped into the chain (default: the
             whole tree).
         :param gravity: Gravity acceleration in the root link frame [m/s^2], shape (3,).
+        :param strict: Refuse physically suspect data (suspect inertias, joints that move no
+            mass) instead of loading it and listing it in :attr:`warnings`.
         :return: The model.
-        :raises URDFError: Unreadable file or unusable URDF (message names the element).
+        :raises URDFError: Unreadable file or unusable URDF (message names the element);
+            with ``strict``, any warning.
         """
-        tree = load_urdf_file(path, root_link=root_link, tip_link=tip_link)
+        tree = load_urdf_file(path, root_link=root_link, tip_link=tip_link, strict=strict)
         return cls(tree, gravity=gravity)
 
     @classmethod
     def from_urdf_string(cls, xml: str, *, root_link: str | None = None,
                          tip_link: str | None = None,
-                         gravity: ArrayLike = (0.0, 0.0, -9.81)) -> 'RobotModel':
+                         gravity: ArrayLike = (0.0, 0.0, -9.81),
+                         strict: bool = False) -> 'RobotModel':
         """
         Load a model from URDF text; arguments as :meth:`from_urdf_file`.
 
         :return: The model.
-        :raises URDFError: Malformed or unusable URDF (message names the element).
+        :raises URDFError: Malformed or unusable URDF (message names the element); with
+            ``strict``, any warning.
         """
-        tree = load_urdf_string(xml, root_link=root_link, tip_link=tip_link)
+        tree = load_urdf_string(xml, root_link=root_link, tip_link=tip_link, strict=strict)
         return cls(tree, gravity=gravity)
 
     def with_joint_dynamics(self, *, damping: Mapping[str, float] | None = None,
@@ -522,8 +529,8 @@ class RobotModel:
 
     def _raise_nonfinite(self, code: int, names: tuple[str, ...], arrays: list) -> None:
         if code < 0:
-            raise InputError('mass matrix is not positive definite in state %d: a joint moves '
-                             'no mass (see model.warnings)' % (-1 - code))
+            raise InputError(singular_mass_matrix_message(
+                self._arrays.parent, self._arrays.mass, self._joint_names, -1 - code))
         k, a = divmod(code - 1, len(names))
         bad = int(np.argmax(~np.isfinite(arrays[a][k])))
         where = '' if arrays[a].shape[0] == 1 else ' in state %d' % k

@@ -21,6 +21,9 @@ kg m^2.  The numba kernels in :mod:`manip_dynamics.algorithms` have their own sc
 helpers; this module serves the model builder, the facade and tests.
 """
 
+from dataclasses import dataclass
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -95,12 +98,108 @@ def inertia_from_urdf(ixx: float, ixy: float, ixz: float,
     return np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]], dtype=np.float64)
 
 
-def inertia_problem(inertia: FloatArray, tol: float = 1e-9) -> str | None:
+#: Relative tolerance of the inertia checks, scaled by the largest principal moment: a
+#: defect smaller than this is floating-point round-off of a valid inertia.
+INERTIA_TOLERANCE = 1e-9
+
+#: Absolute floor of that tolerance [kg m^2]: moments that are all zero up to round-off
+#: (e.g. -1e-20, 0, 1e-20) describe a point mass, which is physical.
+INERTIA_FLOOR = 1e-15
+
+
+@dataclass(frozen=True)
+class InertiaDefect:
+    """
+    Why an inertia tensor about the centre of mass is physically suspect.
+
+    ``kind`` is ``'not positive semi-definite'`` (a negative principal moment) or
+    ``'triangle inequality'`` (``I1 + I2 < I3``, Craig sec. 6.3: no rigid body has these
+    moments).  ``moments`` (3,) are the principal moments [kg m^2], ascending;
+    ``deficit`` [kg m^2] is ``-I1`` or ``I3 - I1 - I2``; ``nearest`` (3, 3) is a valid tensor
+    close to the given one (same principal axes, see :func:`nearest_valid_inertia`).
+    """
+
+    kind: str
+    moments: FloatArray
+    deficit: float
+    nearest: FloatArray
+
+    def describe(self) -> str:
+        """Return what is wrong, with the numbers, e.g. for a warning or an error."""
+        i1, i2, i3 = (float(m) for m in self.moments)
+        text = 'principal moments %.6g, %.6g, %.6g kg m^2' % (i1, i2, i3)
+        if self.kind == 'triangle inequality':
+            share = 100.0 * self.deficit / i3 if i3 > 0.0 else math.inf
+            return ('%s violate the triangle inequality I1 + I2 >= I3 by %.3g kg m^2 (%.3g %% '
+                    'of I3): no rigid body has this inertia' % (text, self.deficit, share))
+        return ('inertia tensor is not positive semi-definite: %s, the smallest is negative '
+                '(often a sign flipped on ixy, ixz or iyz)' % text)
+
+    def suggestion(self) -> str:
+        """Return the nearest valid URDF values, e.g. ``ixx="..." ... izz="..."``."""
+        t = self.nearest
+        return ' '.join('%s="%.10g"' % (key, t[i, j]) for key, (i, j) in (
+            ('ixx', (0, 0)), ('ixy', (0, 1)), ('ixz', (0, 2)), ('iyy', (1, 1)),
+            ('iyz', (1, 2)), ('izz', (2, 2))))
+
+
+def nearest_valid_inertia(inertia: FloatArray) -> FloatArray:
+    """
+    Return a physically valid inertia tensor close to a suspect one, same principal axes.
+
+    Negative principal moments are raised to ``1e-6`` of the largest; then, if the triangle
+    inequality ``I1 + I2 >= I3`` fails by ``d``, the moments move by ``(+d/3, +d/3, -d/3)``
+    (the Euclidean projection onto the plane ``I1 + I2 = I3``) plus a margin of ``1e-6 I3``
+    so that the result passes the checks after rounding to 10 digits.
+
+    :param inertia: Symmetric inertia tensor [kg m^2], shape (3, 3).
+    :return: A tensor with non-negative principal moments that satisfy the triangle
+        inequality [kg m^2], shape (3, 3).
+    """
+    moments, axes = np.linalg.eigh(inertia)
+    largest = max(float(np.max(np.abs(moments))), 1e-12)
+    fixed = np.maximum(moments, 1e-6 * largest)
+    order = np.argsort(fixed)
+    i1, i2, i3 = fixed[order]
+    deficit = i3 - i1 - i2
+    if deficit > -1e-6 * i3:
+        step = (deficit + 1e-6 * i3) / 3.0
+        fixed[order] = (i1 + step, i2 + step, i3 - step)
+    nearest = axes @ np.diag(fixed) @ axes.T
+    return 0.5 * (nearest + nearest.T)
+
+
+def inertia_defect(inertia: FloatArray, tol: float = INERTIA_TOLERANCE
+                   ) -> InertiaDefect | None:
+    """
+    Check the principal moments of a finite, symmetric inertia tensor about its centre of mass.
+
+    Positive semi-definiteness (a point mass has zero inertia) and the triangle inequality of
+    the principal moments (Craig sec. 6.3: ``I1 + I2 >= I3``), both within ``tol`` times the
+    largest principal moment or :data:`INERTIA_FLOOR`, whichever is larger.
+
+    :param inertia: Symmetric inertia tensor [kg m^2], shape (3, 3), finite.
+    :param tol: Relative tolerance.
+    :return: ``None`` when physically valid, else the defect with a suggested correction.
+    """
+    moments = np.linalg.eigvalsh(inertia)
+    margin = max(tol * float(np.max(np.abs(moments))), INERTIA_FLOOR)
+    if moments[0] < -margin:
+        return InertiaDefect('not positive semi-definite', moments, float(-moments[0]),
+                             nearest_valid_inertia(inertia))
+    i1, i2, i3 = (float(m) for m in moments)
+    if i1 + i2 < i3 - margin:
+        return InertiaDefect('triangle inequality', moments, i3 - i1 - i2,
+                             nearest_valid_inertia(inertia))
+    return None
+
+
+def inertia_problem(inertia: FloatArray, tol: float = INERTIA_TOLERANCE) -> str | None:
     """
     Say why an inertia tensor about the centre of mass is not physical, if it is not.
 
-    Checks symmetry, positive semi-definiteness (a point mass has zero inertia) and the
-    triangle inequality of the principal moments (Craig sec. 6.3: ``I1 + I2 >= I3``).
+    Checks finiteness, symmetry and :func:`inertia_defect` (positive semi-definiteness and
+    the triangle inequality of the principal moments, Craig sec. 6.3).
 
     :param inertia: Inertia tensor about the centre of mass [kg m^2], shape (3, 3).
     :param tol: Relative tolerance, scaled by the largest principal moment.
@@ -110,16 +209,8 @@ def inertia_problem(inertia: FloatArray, tol: float = 1e-9) -> str | None:
         return 'inertia has NaN or inf entries'
     if not np.allclose(inertia, inertia.T, atol=1e-12):
         return 'inertia tensor is not symmetric'
-    moments = np.linalg.eigvalsh(inertia)
-    scale = max(float(np.max(np.abs(moments))), 1e-12)
-    if moments[0] < -tol * scale:
-        return 'inertia tensor is not positive semi-definite (principal moments %s)' % (
-            np.array2string(moments, precision=6))
-    i1, i2, i3 = moments
-    if i1 + i2 < i3 - tol * scale:
-        return ('principal moments %.6g, %.6g, %.6g violate the triangle inequality '
-                'I1 + I2 >= I3' % (i1, i2, i3))
-    return None
+    defect = inertia_defect(inertia, tol)
+    return None if defect is None else defect.describe()
 
 
 def shift_inertia_to_point(mass: float, com: FloatArray, inertia_com: FloatArray) -> FloatArray:

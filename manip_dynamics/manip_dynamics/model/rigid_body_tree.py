@@ -110,6 +110,55 @@ def combine_inertias(parts: list[tuple[float, FloatArray, FloatArray]]
     return total, com, inertia
 
 
+def massless_subtree_joints(parent: IntArray, mass: FloatArray) -> tuple[int, ...]:
+    """
+    Return the joints whose subtree (the body they move and every body below) has no mass.
+
+    Such a joint moves nothing that has mass, so (unless rotational inertia alone makes up
+    for it) its row and column of the mass matrix vanish: M(q) is singular and forward
+    dynamics is undefined.  One backward pass over the parent array (parents precede
+    children), no recursion.
+
+    :param parent: Parent body of each body, -1 for the root, shape (n,).
+    :param mass: Mass of each body [kg] (payloads included if any), shape (n,).
+    :return: Indices of those joints, ascending.
+    """
+    subtree = np.array(mass, dtype=np.float64, copy=True)
+    for i in range(len(subtree) - 1, -1, -1):
+        if parent[i] >= 0:
+            subtree[parent[i]] += subtree[i]
+    return tuple(int(i) for i in np.flatnonzero(subtree <= 0.0))
+
+
+def singular_mass_matrix_message(parent: IntArray, mass: FloatArray,
+                                 joint_names: tuple[str, ...], state: int) -> str:
+    """
+    Explain why forward dynamics found M(q) not positive definite (its Cholesky step failed).
+
+    :param parent: Parent body of each body, shape (n,).
+    :param mass: Mass of each body [kg], payloads included, shape (n,).
+    :param joint_names: Joint names, model order.
+    :param state: Index of the state in the batch (0 for a single state).
+    :return: The message, naming the joints whose subtree has no mass when there are any.
+    """
+    massless = massless_subtree_joints(parent, mass)
+    if massless:
+        return ('forward dynamics is undefined: the mass matrix is singular in state %d because '
+                'joint(s) %s move no mass (their subtrees are massless); give a link below '
+                'them an <inertial> or a payload, or leave them out of the model (tip_link)'
+                % (state, ', '.join(repr(joint_names[i]) for i in massless)))
+    return ('forward dynamics is undefined: the mass matrix is not positive definite in state '
+            '%d (an inertia that is not physical, see model.warnings, or a joint that moves '
+            'only a point mass on its own axis)' % state)
+
+
+def massless_joint_warning(child_link: str) -> str:
+    """Describe a joint that moves no mass (shared by the loader and ``check``)."""
+    return ('moves no mass (link %r and everything below it are massless): the mass matrix is '
+            'singular and forward dynamics fails; give a link below it an <inertial>, or '
+            'leave the joint out of the model (tip_link)' % child_link)
+
+
 @dataclass(frozen=True)
 class RigidBodyTree:
     """
@@ -123,6 +172,9 @@ class RigidBodyTree:
     * ``R_tree`` (n, 3, 3), ``p_tree`` (n, 3): pose of the joint frame at zero joint
       position in the parent body frame (parent <- joint).
     * ``inertia``: the URDF's inertia lumped per body (payloads not included).
+    * ``warnings``: what is physically suspect but computable, one sentence each (inertias
+      that are not physical, joints that move no mass); ``strict=True`` on the loaders
+      refuses a URDF that has any.
     """
 
     name: str

@@ -15,23 +15,39 @@
 """
 Build a :class:`RigidBodyTree` from URDF text.
 
-What is modelled and how (see docs/THEORY.md):
+What is modelled and how (see docs/THEORY.md and docs/PYTHON_API.md):
 
+* the loader accepts what urdfdom (robot_state_publisher, MoveIt, Pinocchio) accepts.  It
+  reads the XML with :mod:`xml.etree.ElementTree`, keeps only what the dynamics use (links
+  with their ``<inertial>``, joints with origin, parent, child, axis, limit, dynamics and
+  mimic, and only the attributes of those) and hands that to urdf_parser_py.  Everything
+  else is ignored whatever its shape: ``<transmission>`` in any format, ``<gazebo>``,
+  ``<ros2_control>``, ``<sensor>``, materials and textures, visuals, collisions, unknown
+  elements and attributes.  Meshes are never opened;
 * revolute, continuous and prismatic joints are degrees of freedom; fixed joints merge the
   child's inertia into the moving body and keep the child's frame for wrenches, Jacobians and
-  tip selection; floating and planar joints are rejected (fixed-base manipulators only);
+  tip selection; floating and planar joints are rejected on the modelled tree (fixed-base
+  manipulators only);
 * mimic joints are independent degrees of freedom (the ``<mimic>`` tag is recorded only);
-* links without ``<inertial>`` are massless; ``<transmission>``, ``<gazebo>``,
-  ``<ros2_control>``, ``<sensor>`` and meshes are ignored (meshes are never opened);
+* links without ``<inertial>`` are massless;
 * ``root_link`` makes that link the fixed base: everything above it and everything rigidly
   attached to it carries no dynamics;
 * ``tip_link`` selects the chain root -> tip as KDL does; every actuated joint off that chain
   (a finger hanging off the wrist, a tool beyond the tip) is *locked* at position 0 and its
   bodies are lumped into the chain body they hang from, so their weight still counts.
+
+Physically suspect is a warning, impossible is an error.  An inertia whose principal moments
+are negative or violate the triangle inequality, and a joint that moves no mass, are loaded
+as written and listed in the tree's ``warnings``, and so is a ``<mimic>`` naming a joint that
+does not exist (urdfdom loads it); ``strict=True`` refuses them.  Negative or non-finite
+masses, non-finite numbers, zero joint axes, loops, duplicate names, floating or planar
+joints, and a tree without any actuated joint are errors.  Every walk over the tree is
+iterative: depth is limited by memory only.
 """
 
 import math
 import threading
+import xml.etree.ElementTree as ElementTree
 
 import numpy as np
 from urdf_parser_py import urdf as urdf_module
@@ -39,62 +55,155 @@ from urdf_parser_py.xml_reflection import core as xml_core
 
 from manip_dynamics.errors import URDFError
 from manip_dynamics.model.rigid_body_tree import (
-    BodyInertia, combine_inertias, JointInfo, LinkFrame, PRISMATIC, REVOLUTE, RigidBodyTree)
+    BodyInertia, combine_inertias, JointInfo, LinkFrame, massless_joint_warning,
+    massless_subtree_joints, PRISMATIC, REVOLUTE, RigidBodyTree)
 from manip_dynamics.spatial import (
-    inertia_from_urdf, inertia_problem, make_transform, rpy_to_matrix)
+    inertia_defect, inertia_from_urdf, InertiaDefect, make_transform, rpy_to_matrix)
 
 _MOVING = ('revolute', 'continuous', 'prismatic')
 _PARSER_LOCK = threading.Lock()
 
+#: What the dynamics read from a URDF: element -> (attributes kept, child elements kept).
+#: Everything else is dropped before urdf_parser_py sees the document; of each kept child
+#: only the first is kept, as urdfdom reads only the first.
+_KEPT = {
+    'robot': (('name',), ('link', 'joint')),
+    'link': (('name',), ('inertial',)),
+    'inertial': ((), ('origin', 'mass', 'inertia')),
+    'origin': (('xyz', 'rpy'), ()),
+    'mass': (('value',), ()),
+    'inertia': (('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz'), ()),
+    'joint': (('name', 'type'), ('origin', 'parent', 'child', 'axis', 'limit', 'dynamics',
+                                 'mimic')),
+    'parent': (('link',), ()),
+    'child': (('link',), ()),
+    'axis': (('xyz',), ()),
+    'limit': (('lower', 'upper', 'effort', 'velocity'), ()),
+    'dynamics': (('damping', 'friction'), ()),
+    'mimic': (('joint', 'multiplier', 'offset'), ()),
+}
 
-def load_urdf_file(path: str, *, root_link: str | None = None,
-                   tip_link: str | None = None) -> RigidBodyTree:
+#: Children of ``<robot>`` and ``<link>`` that may appear many times (all kept).
+_REPEATED = ('link', 'joint')
+
+
+def read_urdf_file(path: str) -> str:
     """
-    Read a URDF file and build its rigid-body tree.
+    Return the text of a URDF file.
 
-    :param path: Path of a ``.urdf`` file.
-    :param root_link: Link used as the fixed base (default: the URDF's root).
-    :param tip_link: Last link of the chain to model (default: the whole tree).
-    :return: The rigid-body tree.
-    :raises URDFError: The file cannot be read or the URDF is not usable.
+    :param path: Path of the file (UTF-8, a byte-order mark is allowed).
+    :return: Its text.
+    :raises URDFError: The file cannot be read, or is not UTF-8 text (a binary file).
     """
     try:
-        with open(path, 'r', encoding='utf-8') as stream:
-            xml = stream.read()
+        with open(path, 'rb') as stream:
+            data = stream.read()
     except OSError as exc:
         raise URDFError('cannot read URDF file %r: %s' % (str(path), exc.strerror)) from None
-    return load_urdf_string(xml, root_link=root_link, tip_link=tip_link)
+    try:
+        return data.decode('utf-8-sig')
+    except UnicodeDecodeError as exc:
+        raise URDFError('URDF file %r is not UTF-8 text (byte %d): is it a binary file, e.g. '
+                        'a mesh or a compressed archive?' % (str(path), exc.start)) from None
 
 
-def parse_urdf(xml: str) -> tuple[object, list[str]]:
+def load_urdf_file(path: str, *, root_link: str | None = None, tip_link: str | None = None,
+                   strict: bool = False) -> RigidBodyTree:
     """
-    Run urdf_parser_py on URDF text, collecting its warnings instead of printing them.
+    Read a URDF file and build its rigid-body tree; see :func:`load_urdf_string`.
 
-    :param xml: URDF XML text.
-    :return: The ``urdf_parser_py`` Robot and the parser's warnings, except those about
-        tags real robot descriptions carry (``<ros2_control>``, ``<gazebo>``, ...).
-    :raises URDFError: The text is empty or not a parsable URDF.
+    :param path: Path of a ``.urdf`` file (UTF-8 text).
+    :param root_link: Link used as the fixed base (default: the URDF's root).
+    :param tip_link: Last link of the chain to model (default: the whole tree).
+    :param strict: Refuse physically suspect data instead of listing it in ``warnings``.
+    :return: The rigid-body tree.
+    :raises URDFError: The file cannot be read, is not text, or the URDF is not usable.
     """
-    if not isinstance(xml, str):
+    return load_urdf_string(read_urdf_file(path), root_link=root_link, tip_link=tip_link,
+                            strict=strict)
+
+
+def _local(tag: object, namespace: str) -> str | None:
+    """Return an element's tag without the document's namespace, None for other tags."""
+    if not isinstance(tag, str) or not tag.startswith(namespace):
+        return None  # comments, processing instructions, other namespaces (xacro:...)
+    return tag[len(namespace):]
+
+
+def _dynamics_only(root: ElementTree.Element) -> ElementTree.Element:
+    """
+    Return a copy of a ``<robot>`` element with only the elements the dynamics read.
+
+    Iterative (an explicit stack): depth and size are limited by memory only.
+    """
+    namespace = root.tag[:root.tag.index('}') + 1] if root.tag.startswith('{') else ''
+    out = ElementTree.Element('robot')
+    stack = [(root, out, 'robot')]
+    while stack:
+        source, target, tag = stack.pop()
+        attributes, children = _KEPT[tag]
+        for key in attributes:
+            if key in source.attrib:
+                target.set(key, source.attrib[key])
+        seen: set[str] = set()
+        for child in source:
+            name = _local(child.tag, namespace)
+            if name not in children or (name in seen and name not in _REPEATED):
+                continue
+            seen.add(name)
+            copy = ElementTree.SubElement(target, name)
+            stack.append((child, copy, name))
+    return out
+
+
+def parse_urdf(xml: str | bytes) -> tuple[object, list[str]]:
+    """
+    Parse the parts of URDF text that the dynamics use, as urdfdom would accept them.
+
+    The XML is read with :mod:`xml.etree.ElementTree`; every element and attribute the
+    dynamics never use is dropped (see the module docstring) and the rest is parsed by
+    urdf_parser_py, whose messages are collected instead of printed.
+
+    :param xml: URDF XML text (str, or UTF-8 / declared-encoding bytes).
+    :return: The ``urdf_parser_py`` Robot (links with ``inertial`` only, joints) and the
+        parser's remaining messages (normally none; never about physics).
+    :raises URDFError: Empty text, malformed XML, a root element other than ``<robot>``,
+        a ``<robot>`` without a name, or a link or joint urdfdom would refuse too (e.g. a
+        ``<limit>`` without ``effort``).
+    """
+    if isinstance(xml, str):
+        data = xml.encode('utf-8')
+    elif isinstance(xml, (bytes, bytearray)):
+        data = bytes(xml)
+    else:
         raise URDFError('URDF must be a string, got %s' % type(xml).__name__)
-    if not xml.strip():
+    if not data.strip():
         raise URDFError('URDF is empty')
-    warnings: list[str] = []
+    try:
+        root = ElementTree.fromstring(data)
+    except ElementTree.ParseError as exc:
+        raise URDFError('malformed URDF: the XML does not parse: %s' % exc) from None
+    except (ValueError, LookupError) as exc:  # e.g. an unknown declared encoding
+        raise URDFError('malformed URDF: %s' % exc) from None
+    tag = root.tag.rsplit('}', 1)[-1] if isinstance(root.tag, str) else ''
+    if tag != 'robot':
+        raise URDFError('malformed URDF: the root element is <%s>, not <robot>' % tag)
+    if not root.get('name'):
+        raise URDFError('malformed URDF: <robot> has no name attribute (urdfdom refuses '
+                        'such a file too)')
+    stripped = ElementTree.tostring(_dynamics_only(root), encoding='utf-8')
+    messages: list[str] = []
     with _PARSER_LOCK:
         saved = xml_core.on_error
-        xml_core.on_error = warnings.append
+        xml_core.on_error = messages.append
         try:
-            robot = urdf_module.URDF.from_xml_string(xml.encode('utf-8'))
+            robot = urdf_module.URDF.from_xml_string(stripped)
         except Exception as exc:  # noqa: B902 - the parser raises many unrelated types
-            raise URDFError('malformed URDF: %s' % (str(exc).strip() or type(exc).__name__)
-                            ) from None
+            text = ' '.join(str(exc).split()) or type(exc).__name__
+            raise URDFError('malformed URDF: %s' % text) from None
         finally:
             xml_core.on_error = saved
-    # Unknown tags such as <ros2_control>, <gazebo>, <sensor> are expected in real robot
-    # descriptions: keep only the warnings that are not about them.
-    ignored = ('ros2_control', 'gazebo', 'sensor', 'transmission', 'plugin')
-    kept = [w for w in warnings if not any('"%s"' % tag in w for tag in ignored)]
-    return robot, kept
+    return robot, [' '.join(m.split()) for m in messages]
 
 
 def _finite(value: float | None, what: str) -> float | None:
@@ -102,7 +211,7 @@ def _finite(value: float | None, what: str) -> float | None:
         return None
     value = float(value)
     if math.isnan(value) or math.isinf(value):
-        raise URDFError('%s is %r: URDF numbers must be finite' % (what, value))
+        raise URDFError('%s is %s: URDF numbers must be finite' % (what, value))
     return value
 
 
@@ -111,6 +220,8 @@ def _origin_transform(origin: object | None, what: str) -> np.ndarray:
         return np.eye(4)
     xyz = [_finite(v, '%s origin xyz' % what) for v in (origin.xyz or (0.0, 0.0, 0.0))]
     rpy = [_finite(v, '%s origin rpy' % what) for v in (origin.rpy or (0.0, 0.0, 0.0))]
+    if len(xyz) != 3 or len(rpy) != 3:
+        raise URDFError('%s origin: xyz and rpy must be three numbers each' % what)
     return make_transform(rpy_to_matrix(rpy), xyz)
 
 
@@ -156,8 +267,17 @@ def _joint_info(joint: object) -> JointInfo:
         mimic=joint.mimic.joint if joint.mimic is not None else None)
 
 
-def _link_inertial(link: object) -> tuple[float, np.ndarray, np.ndarray] | None:
-    """Return (mass, com, inertia about com) of a link in its own frame, validated."""
+def link_inertial(link: object) -> tuple[float, np.ndarray, np.ndarray,
+                                         InertiaDefect | None] | None:
+    """
+    Return a link's inertial data in its own frame, and what is suspect about its inertia.
+
+    :param link: A link from :func:`parse_urdf`.
+    :return: ``(mass [kg], com (3,) [m], inertia about the com (3, 3) [kg m^2], defect)``
+        with ``defect`` None for a physical inertia (:func:`inertia_defect`, checked in the
+        ``<inertial>`` frame); None when the link has no ``<inertial>``.
+    :raises URDFError: No ``<mass>``, a negative mass, a non-finite number.
+    """
     inertial = link.inertial
     if inertial is None:
         return None
@@ -174,28 +294,66 @@ def _link_inertial(link: object) -> tuple[float, np.ndarray, np.ndarray] | None:
         values = [_finite(getattr(inertial.inertia, key), '%s inertia %s' % (what, key))
                   for key in ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz')]
         i_local = inertia_from_urdf(*values)
-    problem = inertia_problem(i_local)
-    if problem is not None:
-        raise URDFError('%s: %s' % (what, problem))
     rot = t_link_inertial[:3, :3]
-    return mass, t_link_inertial[:3, 3].copy(), rot @ i_local @ rot.T
+    return mass, t_link_inertial[:3, 3].copy(), rot @ i_local @ rot.T, inertia_defect(i_local)
+
+
+def inertia_warning(defect: InertiaDefect, *, bolted_to: str | None = None,
+                    moved_by: str | None = None, below: tuple[str, ...] = ()) -> str:
+    """
+    Describe a link's suspect inertia (shared by the loader's warnings and ``check``).
+
+    :param defect: What is wrong (:func:`manip_dynamics.spatial.inertia_defect`).
+    :param bolted_to: The root link, when the link is attached to it by fixed joints only:
+        its inertia then cannot affect fixed-base dynamics, and the text says so.
+    :param moved_by: The joint that moves the link, when it is part of a moving body.
+    :param below: Links one joint below it, suggested as a ``root_link`` that leaves it out.
+    :return: The defect with its numbers, where the link is, and a suggested correction;
+        the caller prefixes the link name.
+    """
+    text = '%s; loaded as written' % defect.describe()
+    if bolted_to is not None:
+        text += (' (it is bolted to the root link %r by fixed joints, so it cannot affect the '
+                 'fixed-base dynamics)' % bolted_to)
+    elif moved_by is not None:
+        text += ' (it moves with joint %r)' % moved_by
+    text += '. Suggested <inertia> with the same principal axes: %s' % defect.suggestion()
+    if below and bolted_to is None:
+        text += ('; or leave it out of the model with root_link=%s'
+                 % ' or '.join(repr(b) for b in below[:3]))
+    return text
+
+
+def dangling_mimic_warning(mimicked: str) -> str:
+    """Describe a ``<mimic>`` naming a joint that does not exist (the caller names the joint)."""
+    return ('mimics joint %r, which is not defined: the <mimic> cannot be what the author '
+            'meant (here mimic joints are independent degrees of freedom, so no number '
+            'changes)' % mimicked)
 
 
 def load_urdf_string(xml: str, *, root_link: str | None = None,
-                     tip_link: str | None = None) -> RigidBodyTree:
+                     tip_link: str | None = None, strict: bool = False) -> RigidBodyTree:
     """
     Build the rigid-body tree of a URDF document.
 
-    Bodies are numbered depth-first from the root, children in document order.
+    Bodies are numbered depth-first from the root, children in document order.  Physically
+    suspect data (an inertia that is not positive semi-definite or violates the triangle
+    inequality of its principal moments, a joint that moves no mass) is loaded as written
+    and described in the tree's ``warnings``; with ``strict=True`` it is refused instead.
+    Only physics counts for ``strict``: elements and attributes the dynamics do not read are
+    ignored in both modes.
 
     :param xml: URDF XML text.
     :param root_link: Link used as the fixed base (default: the URDF's root).
     :param tip_link: Last link of the chain to model (default: the whole tree).
+    :param strict: Raise :class:`URDFError` listing every warning instead of loading.
     :return: The rigid-body tree.
-    :raises URDFError: Malformed XML, unknown link names, floating or planar joints, zero
-        joint axes, negative masses, unphysical inertias, non-finite numbers.
+    :raises URDFError: Malformed XML, duplicate or unknown link and joint names, loops,
+        floating or planar joints in the model, zero joint axes, negative masses,
+        non-finite numbers, no actuated joint below ``root_link``; with ``strict``, any
+        warning.
     """
-    robot, warnings = parse_urdf(xml)
+    robot, _ = parse_urdf(xml)
     links = {}
     for link in robot.links:
         if link.name in links:
@@ -223,6 +381,7 @@ def load_urdf_string(xml: str, *, root_link: str | None = None,
     if len(roots) != 1:
         raise URDFError('URDF must have exactly one root link, found %s'
                         % (sorted(roots) or 'none (the joints form a loop)'))
+    _check_connected(roots[0], links, children, parent_joint)
     if root_link is None:
         root_link = roots[0]
     elif root_link not in links:
@@ -240,21 +399,60 @@ def load_urdf_string(xml: str, *, root_link: str | None = None,
             chain.add(parent_joint[link].name)
             link = parent_joint[link].parent
 
-    builder = _TreeBuilder(links, children, chain)
-    builder.visit(root_link, -1, np.eye(4), depth=0)
+    builder = _TreeBuilder(links, children, chain, root_link)
+    builder.walk()
+    for info in builder.joints:
+        if info.mimic is not None and info.mimic not in joints:
+            # urdfdom loads this (a public description has it): a warning, not an error.
+            builder.warnings.append('joint %r: %s' % (info.name, dangling_mimic_warning(
+                info.mimic)))
     if builder.body_count == 0:
-        raise URDFError('no actuated joint below link %r (only fixed joints)' % root_link)
-    warnings.extend(builder.warnings)
-    return builder.finish(robot.name or 'robot', root_link, tip_link, tuple(warnings))
+        raise URDFError(
+            'no actuated joint below link %r: every joint there is fixed, so the model would '
+            'have 0 degrees of freedom and nothing to compute (manip_dynamics models '
+            'fixed-base manipulators with at least one revolute, continuous or prismatic '
+            'joint; a floating base is not modelled)' % root_link)
+    tree = builder.finish(robot.name or 'robot', root_link, tip_link)
+    if strict and tree.warnings:
+        raise URDFError('strict mode refuses this URDF, %d physically suspect item(s) (without '
+                        'strict it loads and lists them in model.warnings): %s'
+                        % (len(tree.warnings), ' | '.join(tree.warnings)))
+    return tree
+
+
+def _check_connected(root: str, links: dict, children: dict, parent_joint: dict) -> None:
+    """Raise URDFError when some links cannot be reached from the root (a detached loop)."""
+    reached = {root}
+    stack = [root]
+    while stack:
+        for joint in children[stack.pop()]:
+            reached.add(joint.child)
+            stack.append(joint.child)
+    if len(reached) == len(links):
+        return
+    start = next(name for name in links if name not in reached)
+    loop = [start]
+    link = parent_joint[start].parent
+    while link not in loop:
+        loop.append(link)
+        link = parent_joint[link].parent
+    loop = loop[loop.index(link):] + [link]
+    loop.reverse()
+    raise URDFError('links %s are not connected to the root link %r: the joints form a loop '
+                    '(%s), which a URDF tree cannot have'
+                    % (', '.join(repr(n) for n in sorted(set(links) - reached)[:10]), root,
+                       ' -> '.join(loop)))
 
 
 class _TreeBuilder:
-    """Depth-first walk of the URDF that numbers bodies and lumps inertia."""
+    """Depth-first walk of the URDF (an explicit stack) that numbers bodies, lumps inertia."""
 
-    def __init__(self, links: dict, children: dict, chain: set[str] | None) -> None:
+    def __init__(self, links: dict, children: dict, chain: set[str] | None,
+                 root_link: str) -> None:
         self.links = links
         self.children = children
         self.chain = chain
+        self.root_link = root_link
         self.joints: list[JointInfo] = []
         self.parent: list[int] = []
         self.axis: list[np.ndarray] = []
@@ -270,48 +468,65 @@ class _TreeBuilder:
     def body_count(self) -> int:
         return len(self.joints)
 
-    def visit(self, link_name: str, body: int, t_body_link: np.ndarray, depth: int) -> None:
-        if depth > 2000:
-            raise URDFError('kinematic tree is deeper than 2000 links')
-        self.frames[link_name] = LinkFrame(link_name, body, t_body_link)
-        inertial = _link_inertial(self.links[link_name])
-        if inertial is not None:
-            mass, com, i_c = inertial
-            if body < 0:
-                self.base_mass += mass
-            else:
-                rot = t_body_link[:3, :3]
-                self.parts[body].append(
-                    (mass, rot @ com + t_body_link[:3, 3], rot @ i_c @ rot.T))
-        for joint in self.children[link_name]:
+    def walk(self) -> None:
+        """Visit every link below the root link in pre-order, children in document order."""
+        self._add_link(self.root_link, -1, np.eye(4))
+        stack = [(joint, -1, np.eye(4)) for joint in reversed(self.children[self.root_link])]
+        while stack:
+            joint, body, t_body_link = stack.pop()
             kind = joint.type
-            if kind in ('floating', 'planar'):
-                raise URDFError('joint %r is %s: only fixed-base manipulators with revolute, '
-                                'continuous, prismatic and fixed joints are supported'
-                                % (joint.name, kind))
-            if kind not in _MOVING and kind != 'fixed':
+            moving = kind in _MOVING
+            on_chain = self.chain is None or joint.name in self.chain
+            if kind in ('floating', 'planar') and on_chain:
+                raise URDFError(
+                    'joint %r is %s: manip_dynamics models fixed-base manipulators only, with '
+                    'revolute, continuous, prismatic and fixed joints; choose a root_link '
+                    'below it (its child link %r) to model what hangs from it'
+                    % (joint.name, kind, joint.child))
+            if not moving and kind not in ('fixed', 'floating', 'planar'):
                 raise URDFError('joint %r has unknown type %r' % (joint.name, kind))
             t_body_joint = t_body_link @ _origin_transform(joint.origin, 'joint %r' % joint.name)
-            moving = kind in _MOVING
             if moving:
                 info = _joint_info(joint)
-                if self.chain is not None and joint.name not in self.chain:
+                if not on_chain:
                     self.locked.append(joint.name)
                     moving = False
-            if not moving:
-                self.visit(joint.child, body, t_body_joint, depth + 1)
-                continue
-            index = len(self.joints)
-            self.joints.append(info)
-            self.parent.append(body)
-            self.axis.append(np.array(info.axis))
-            self.r_tree.append(t_body_joint[:3, :3].copy())
-            self.p_tree.append(t_body_joint[:3, 3].copy())
-            self.parts.append([])
-            self.visit(joint.child, index, np.eye(4), depth + 1)
+            elif kind != 'fixed':
+                self.locked.append(joint.name)  # off the tip chain: locked at identity
+            if moving:
+                self.parent.append(body)
+                body = len(self.joints)
+                self.joints.append(info)
+                self.axis.append(np.array(info.axis))
+                self.r_tree.append(t_body_joint[:3, :3].copy())
+                self.p_tree.append(t_body_joint[:3, 3].copy())
+                self.parts.append([])
+                t_body_joint = np.eye(4)
+            self._add_link(joint.child, body, t_body_joint)
+            for child in reversed(self.children[joint.child]):
+                stack.append((child, body, t_body_joint))
 
-    def finish(self, name: str, root_link: str, tip_link: str | None,
-               warnings: tuple[str, ...]) -> RigidBodyTree:
+    def _add_link(self, link_name: str, body: int, t_body_link: np.ndarray) -> None:
+        self.frames[link_name] = LinkFrame(link_name, body, t_body_link)
+        link = self.links[link_name]
+        inertial = link_inertial(link)
+        if inertial is None:
+            return
+        mass, com, i_c, defect = inertial
+        if defect is not None:
+            below = tuple(j.child for j in self.children[link_name])
+            if body < 0:
+                text = inertia_warning(defect, bolted_to=self.root_link)
+            else:
+                text = inertia_warning(defect, moved_by=self.joints[body].name, below=below)
+            self.warnings.append('link %r: %s' % (link_name, text))
+        if body < 0:
+            self.base_mass += mass
+        else:
+            rot = t_body_link[:3, :3]
+            self.parts[body].append((mass, rot @ com + t_body_link[:3, 3], rot @ i_c @ rot.T))
+
+    def finish(self, name: str, root_link: str, tip_link: str | None) -> RigidBodyTree:
         n = len(self.joints)
         mass = np.zeros(n)
         com = np.zeros((n, 3))
@@ -321,21 +536,19 @@ class _TreeBuilder:
                 mass[i], com[i], inertia[i] = combine_inertias(parts)
         kinds = np.array([PRISMATIC if j.kind == 'prismatic' else REVOLUTE for j in self.joints],
                          dtype=np.int64)
-        subtree_mass = mass.copy()
-        for i in range(n - 1, -1, -1):
-            if self.parent[i] >= 0:
-                subtree_mass[self.parent[i]] += subtree_mass[i]
-        for i, joint in enumerate(self.joints):
-            if subtree_mass[i] <= 0.0:
-                warnings = warnings + ('joint %r moves no mass: the mass matrix is singular and '
-                                       'forward dynamics is undefined' % joint.name,)
+        parent = np.array(self.parent, dtype=np.int64)
+        warnings = list(self.warnings)
+        for i in massless_subtree_joints(parent, mass):
+            warnings.append('joint %r: %s' % (self.joints[i].name, massless_joint_warning(
+                self.joints[i].child_link)))
         for array in (mass, com, inertia):
             array.setflags(write=False)
         return RigidBodyTree(
             name=name, root_link=root_link, tip_link=tip_link, joints=tuple(self.joints),
-            parent=np.array(self.parent, dtype=np.int64), kind=kinds,
+            parent=parent, kind=kinds,
             axis=np.array(self.axis, dtype=np.float64).reshape(n, 3),
             R_tree=np.array(self.r_tree, dtype=np.float64).reshape(n, 3, 3),
             p_tree=np.array(self.p_tree, dtype=np.float64).reshape(n, 3),
             inertia=BodyInertia(mass, com, inertia), links=dict(self.frames),
-            base_mass=self.base_mass, locked_joints=tuple(self.locked), warnings=warnings)
+            base_mass=self.base_mass, locked_joints=tuple(self.locked),
+            warnings=tuple(warnings))

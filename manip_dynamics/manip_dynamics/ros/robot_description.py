@@ -148,6 +148,8 @@ class RobotDescriptionSource:
             node.get_logger().info('robot model %r from the robot_description parameter: %d '
                                    'joints %s' % (self._model.name, self._model.dof,
                                                   list(self._model.joint_names)))
+            for warning in self._model.warnings:
+                node.get_logger().warning('URDF: %s' % warning)
         else:
             self.subscription = node.create_subscription(
                 String, ROBOT_DESCRIPTION_TOPIC, self.description_callback,
@@ -285,8 +287,9 @@ def declare_model_parameters(node: Node) -> tuple[str, ModelBuilder]:
     Declare the model parameters every node shares and return how to build the model.
 
     Parameters: ``robot_description`` (URDF text; empty = the /robot_description topic),
-    ``root_link`` and ``tip_link`` (empty = the URDF root / the whole tree) and ``gravity``
-    (3 numbers [m/s^2] in the root link's frame).
+    ``root_link`` and ``tip_link`` (empty = the URDF root / the whole tree), ``gravity``
+    (3 numbers [m/s^2] in the root link's frame) and ``strict`` (refuse a description with
+    physically suspect data instead of logging each model warning once when it is loaded).
 
     :param node: The node.
     :return: ``(urdf, build)``: the parameter's URDF text and a function URDF text -> model.
@@ -299,8 +302,12 @@ def declare_model_parameters(node: Node) -> tuple[str, ModelBuilder]:
                        'Model only the chain root_link -> tip_link; empty = the whole tree')
     gravity = param_floats(node, 'gravity', [0.0, 0.0, -9.81],
                            'Gravity acceleration [m/s^2] in the root link frame', 3)
+    strict = param_bool(node, 'strict', False,
+                        'Refuse a robot description with physically suspect data (inertias no '
+                        'rigid body has, joints that move no mass); false = load it and log '
+                        'each warning once')
 
     def build(xml: str) -> RobotModel:
         return RobotModel.from_urdf_string(xml, root_link=root or None, tip_link=tip or None,
-                                           gravity=gravity)
+                                           gravity=gravity, strict=strict)
     return urdf, build
