@@ -415,8 +415,9 @@ def load_urdf_string(xml: str, *, root_link: str | None = None,
     tree = builder.finish(robot.name or 'robot', root_link, tip_link)
     if strict and tree.warnings:
         raise URDFError('strict mode refuses this URDF, %d physically suspect item(s) (without '
-                        'strict it loads and lists them in model.warnings): %s'
-                        % (len(tree.warnings), ' | '.join(tree.warnings)))
+                        'strict it loads as written and lists them in model.warnings): %s'
+                        % (len(tree.warnings), ' | '.join(
+                            w.replace('; loaded as written', '') for w in tree.warnings)))
     return tree
 
 
