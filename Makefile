@@ -1,6 +1,7 @@
 # manip_dynamics: one entry point from a bare machine.
 #   make run                 set up .venv (ROS 2 Jazzy from PyPI), build, start the demo
 #   make test                set up, build, run every test (exit code = the tests' verdict)
+#   make test-cold           integration tests from an empty numba cache on a busy machine
 #   make run DURATION=10     stop the demo after 10 s
 #   make test ROS_DISTRO=kilted   the same on ROS 2 Kilted (.venv-kilted, install-kilted/)
 #   make bench               run benchmarks/run_all.sh
@@ -21,12 +22,12 @@ export ROS_LOCALHOST_ONLY := 1
 DURATION ?=
 export DURATION
 
-.PHONY: all setup build test run bench lint clean distclean help
+.PHONY: all setup build test test-cold run bench lint clean distclean help
 
 all: test
 
 help:
-	@sed -n '2,9p' Makefile
+	@sed -n '2,10p' Makefile
 
 setup:
 	@bash scripts/setup.sh
@@ -36,6 +37,9 @@ build: setup
 
 test: build
 	@bash scripts/test.sh $(PYTEST_ARGS)
+
+test-cold: build
+	@bash scripts/test_cold.sh $(PYTEST_ARGS)
 
 lint: build
 	@bash scripts/test.sh -m linter $(PYTEST_ARGS)

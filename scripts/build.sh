@@ -7,6 +7,9 @@
 # The Python package is built with --symlink-install, so edits to its sources are seen without
 # a rebuild. When no source file of either package changed since the last successful build,
 # colcon is not run at all (MD_FORCE_BUILD=1 forces it).
+# Then the numba kernels are compiled into their disk cache (manip_dynamics.precompile;
+# under a second when the cache is already warm; MD_SKIP_PRECOMPILE=1 skips it), so the
+# first start of a node or of manip-dynamics does not compile.
 set -euo pipefail
 # shellcheck source=scripts/env.sh
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh" || exit 1
@@ -37,11 +40,23 @@ sources_hash() {
   ) | sha256sum | cut -d' ' -f1
 }
 
+# Compile every kernel into numba's cache, as the built package finds it (with
+# --symlink-install: __pycache__ next to the sources). Skips in about a second when warm.
+precompile_kernels() {
+  [[ -z "${MD_SKIP_PRECOMPILE:-}" ]] || return 0
+  if ! (source "${MD_ROOT}/scripts/env.sh" && cd / \
+        && python -m manip_dynamics.precompile | sed -u 's/^/build: /'); then
+    echo "build: warning: precompiling the numba kernels failed; they will compile on first" \
+      "use (run 'manip-dynamics precompile' to see why)" >&2
+  fi
+}
+
 stamp_file=${MD_BUILD_BASE}/.manip_dynamics_build.sha256
 hash=$(sources_hash "$@")
 if [[ -z "${MD_FORCE_BUILD:-}" && -f "${stamp_file}" && -f "${MD_INSTALL_BASE}/local_setup.bash" \
       && "$(cat "${stamp_file}")" == "${hash}" ]]; then
   echo "build: nothing changed since the last build (${MD_INSTALL_BASE#"${MD_ROOT}"/})"
+  precompile_kernels
   exit 0
 fi
 
@@ -62,3 +77,4 @@ colcon --log-base "${MD_LOG_BASE}" build \
   --cmake-args -DBUILD_TESTING=OFF -DPython3_EXECUTABLE="${MD_VENV}/bin/python" \
   "$@"
 echo "${hash}" > "${stamp_file}"
+precompile_kernels

@@ -19,9 +19,33 @@ The core library (this package minus :mod:`manip_dynamics.ros`) needs only numpy
 numba and urdfdom-py.  Start with :class:`RobotModel`.
 """
 
-from manip_dynamics.algorithms.cartesian import CartesianDynamics
+import importlib
+
+from manip_dynamics._numba_cache import ensure_cache_location
 from manip_dynamics.errors import InputError, ManipDynamicsError, URDFError
-from manip_dynamics.robot_model import RobotModel
+
+# Before any kernel is defined: numba must have a writable cache folder (read-only installs).
+ensure_cache_location()
 
 __all__ = ['CartesianDynamics', 'InputError', 'ManipDynamicsError', 'RobotModel', 'URDFError']
 __version__ = '0.1.0'
+
+# Imported on first use, so that ``import manip_dynamics`` (and e.g. manip_dynamics.bundled,
+# the launch files, the node launcher) does not load numba (about 0.4 s) until needed.
+_LAZY = {'CartesianDynamics': 'manip_dynamics.algorithms.cartesian',
+         'RobotModel': 'manip_dynamics.robot_model'}
+
+
+def __getattr__(name: str):
+    """Return :class:`RobotModel` or :class:`CartesianDynamics`, importing it once."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError('module %r has no attribute %r' % (__name__, name))
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """List the module's names, the lazily imported ones included."""
+    return sorted(set(globals()) | set(_LAZY))

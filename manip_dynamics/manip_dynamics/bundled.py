@@ -16,6 +16,8 @@
 
 import os
 from pathlib import Path
+import site
+import sys
 
 from manip_dynamics.errors import InputError
 
@@ -28,7 +30,9 @@ def urdf_directories() -> list[Path]:
     Return the folders that may hold the bundled URDFs, most preferred first.
 
     The installed ament share directory (``share/manip_dynamics/urdf``), the source tree
-    next to this package, and ``$MANIP_DYNAMICS_URDF_DIR``; only existing folders.
+    next to this package, the ``share/manip_dynamics/urdf`` a pip install writes (under
+    ``sys.prefix``, the user base of ``--user``, or the folder of ``--target``), and
+    ``$MANIP_DYNAMICS_URDF_DIR``; only existing folders.
     """
     found = []
     try:
@@ -36,7 +40,10 @@ def urdf_directories() -> list[Path]:
         found.append(Path(get_package_share_directory('manip_dynamics')) / 'urdf')
     except Exception:  # noqa: B902 - ament_index is optional (pip installs without ROS)
         pass
-    found.append(Path(__file__).resolve().parent.parent / 'urdf')
+    here = Path(__file__).resolve().parent.parent
+    found.append(here / 'urdf')
+    share = Path('share', 'manip_dynamics', 'urdf')
+    found += [Path(sys.prefix) / share, Path(site.getuserbase()) / share, here / share]
     if os.environ.get('MANIP_DYNAMICS_URDF_DIR'):
         found.append(Path(os.environ['MANIP_DYNAMICS_URDF_DIR']))
     return [path for path in found if path.is_dir()]

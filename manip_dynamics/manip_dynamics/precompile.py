@@ -24,14 +24,16 @@ time (``make build`` runs it after colcon) or with a one-time command::
     ros2 run manip_dynamics precompile   # in a colcon workspace
 
 It drives the public API (:class:`~manip_dynamics.RobotModel`, :class:`Simulator`,
-:func:`simulate`) on a small bundled arm through every call path the library, the CLI and
-the nodes use, so it follows the kernels wherever they change; the argument types, not the
-robot, select the compiled signature, so one arm serves every robot.
+:func:`simulate`) on a small arm (:data:`ARM_URDF`) through every call path the library,
+the CLI and the nodes use, so it follows the kernels wherever they change; the argument
+types, not the robot, select the compiled signature, so one arm serves every robot.
 
 Where the cache lives is numba's rule: ``$NUMBA_CACHE_DIR`` when set; else ``__pycache__``
 next to the kernel sources when that directory is writable (with colcon's
 ``--symlink-install`` that is the source tree); else a per-user directory
-(``~/.cache/numba/...``, ``$XDG_CACHE_HOME`` respected).
+(``~/.cache/numba/...``, ``$XDG_CACHE_HOME`` respected); when none is writable,
+:mod:`manip_dynamics._numba_cache` sets ``NUMBA_CACHE_DIR`` to a per-user folder in the
+temporary directory.
 
 Numba checks each kernel's own source file, not the files of the kernels it calls, before
 using a cached kernel.  So a manifest (``manip_dynamics-precompile.json`` in the cache
@@ -60,8 +62,22 @@ PROGRESS_PREFIX = 'compiling dynamics kernels (first start after install)'
 MANIFEST_NAME = 'manip_dynamics-precompile.json'
 #: Lock file next to the manifest: concurrent processes compile once, the others wait.
 LOCK_NAME = 'manip_dynamics-precompile.lock'
-#: Bundled arm driven through the API (the smallest one; the robot does not matter).
-ARM = 'planar_2r'
+#: The arm driven through the API: three joints (revolute, revolute, prismatic) and a
+#: tool frame, written here so that no data file is needed; the robot does not matter.
+ARM = 'precompile_arm'
+_LINK = ('<link name="%s"><inertial><origin xyz="0.05 0.01 0.2"/><mass value="%g"/><inertia '
+         'ixx="0.02" ixy="0.001" ixz="0" iyy="0.03" iyz="0" izz="0.025"/></inertial></link>')
+_JOINT = ('<joint name="%s" type="%s"><parent link="%s"/><child link="%s"/><origin '
+          'xyz="0 0 0.3" rpy="0.1 0 0"/><axis xyz="%s"/><limit lower="-2" upper="2" '
+          'effort="50" velocity="2"/><dynamics damping="0.1" friction="0.2"/></joint>')
+ARM_URDF = ''.join([
+    '<robot name="%s"><link name="base_link"/>' % ARM,
+    _LINK % ('link1', 3.0), _LINK % ('link2', 2.0), _LINK % ('link3', 1.0),
+    _JOINT % ('joint1', 'revolute', 'base_link', 'link1', '0 0 1'),
+    _JOINT % ('joint2', 'revolute', 'link1', 'link2', '0 1 0'),
+    _JOINT % ('joint3', 'prismatic', 'link2', 'link3', '1 0 0'),
+    '<link name="tool0"/><joint name="tool_joint" type="fixed"><parent link="link3"/>'
+    '<child link="tool0"/><origin xyz="0 0 0.1"/></joint></robot>'])
 #: Sub-packages never scanned for kernels (ROS, sympy).
 _SKIP_DIRS = ('ros', 'symbolic', '__pycache__')
 _USES_NUMBA = re.compile(r'^\s*(import numba|from numba[ .])', re.MULTILINE)
@@ -135,8 +151,9 @@ def kernel_dispatchers() -> list[tuple[str, object]]:
 
 
 def _sources(dispatchers: list[tuple[str, object]]) -> dict[str, str]:
-    """Return ``{module: sha256 of its source}`` for the modules that define kernels."""
-    out = {}
+    """Return ``{module: sha256 of its source}``: modules that define kernels, and this one."""
+    with open(__file__, 'rb') as f:
+        out = {__name__: hashlib.sha256(f.read()).hexdigest()}
     for _, disp in dispatchers:
         mod = disp.py_func.__module__
         if mod not in out:
@@ -362,6 +379,15 @@ def _steps() -> list[tuple[str, Callable[[object], object]]]:
                  controller=lambda t, qq, qqd: model.gravity_torques(qq))
         simulate(model, q, duration=0.002, dt=1e-3, integrator='adaptive')
 
+    def identification(model) -> None:
+        # Optional parts of the library: skipped when absent.
+        try:
+            from manip_dynamics.identification.regressor import regressor
+        except ImportError:
+            return
+        q, qd, qdd = state(model)
+        regressor(model, q, qd, qdd, friction=True, armature=True)
+
     def internal(model) -> None:
         # Entry points bound to fixed signatures (algorithms._jit.EntryPoints), all of them.
         for mod in kernel_modules():
@@ -385,6 +411,7 @@ def _steps() -> list[tuple[str, Callable[[object], object]]]:
             ('forward dynamics', forward), ('energy', energy),
             ('Jacobians and Cartesian dynamics', kinematics),
             ('simulator steps', simulator), ('simulation runs', simulation),
+            ('identification regressor', identification),
             ('entry points and other kernels', internal)]
 
 
@@ -400,10 +427,9 @@ def steps() -> list[tuple[str, Callable[[object], object]]]:
 
 
 def warm_model():
-    """Return the small bundled arm the steps run on, with a payload on its tip."""
-    from manip_dynamics.bundled import urdf_path
+    """Return the small arm the steps run on (:data:`ARM_URDF`)."""
     from manip_dynamics.robot_model import RobotModel
-    return RobotModel.from_urdf_file(urdf_path(ARM))
+    return RobotModel.from_urdf_string(ARM_URDF)
 
 
 # ---------------------------------------------------------------------- precompile
@@ -483,8 +509,8 @@ def precompile(progress: Progress | None = None, *, force: bool = False,
     :param progress: ``progress(done, total, label)`` called before each step and at the
         end (``done == total``); :func:`format_progress` makes the log line.
     :param force: Recompile even when the cache is warm.
-    :param model: The :class:`~manip_dynamics.RobotModel` to drive (default: the bundled
-        ``planar_2r`` arm); any model compiles the same signatures.
+    :param model: The :class:`~manip_dynamics.RobotModel` to drive (default:
+        :func:`warm_model`); any model compiles the same signatures.
     :return: A :class:`PrecompileReport`.
     """
     t0, c0 = time.perf_counter(), time.process_time()
@@ -506,7 +532,7 @@ def precompile(progress: Progress | None = None, *, force: bool = False,
         todo = _steps()
         total = len(todo) + 1
         if progress is not None:
-            progress(0, total, 'loading the %s arm' % ARM)
+            progress(0, total, 'loading a small test arm')
         if model is None:
             model = warm_model()
         timings = {}
