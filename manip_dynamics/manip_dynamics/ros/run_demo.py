@@ -21,7 +21,8 @@ launch packages are installed, otherwise each node as its own process (the case 
 PyPI-only environment). Prints a live status line (simulated time, real-time factor,
 largest joint drift from the start pose, largest gravity torque), stops on Ctrl-C or after
 ``--duration`` / ``DURATION`` seconds of simulated time, and writes a PNG plot of the joint
-positions and torques. Usage::
+positions and torques. When viser is installed it also starts the browser view
+(viewer_node) and prints its URL first: open it to watch the arm. Usage::
 
     python -m manip_dynamics.ros.run_demo [--duration S] [--output out/demo.png]
 
@@ -84,6 +85,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help='do not start gravity_compensation_node: watch the arm fall')
     parser.add_argument('--no-launch', action='store_true',
                         help='start the nodes as processes even when ros2 launch exists')
+    parser.add_argument('--viewer-port', type=int, default=8080,
+                        help='port of the browser view on 127.0.0.1 (default %(default)s; '
+                        'taken: the next free one)')
+    parser.add_argument('--no-viewer', action='store_true',
+                        help='do not start the browser view (viewer_node)')
     args = parser.parse_args(argv)
     if args.duration is not None and not (math.isfinite(args.duration)
                                           and args.duration > 0.0):
@@ -99,6 +105,29 @@ def module_exists(name: str) -> bool:
         return importlib.util.find_spec(name) is not None
     except (ImportError, ValueError):
         return False
+
+
+def free_port(start: int) -> int:
+    """Return the first port from ``start`` on that 127.0.0.1 can listen on (0: any)."""
+    import socket
+    for port in range(start, start + 100) if start else (0,):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            try:
+                probe.bind(('127.0.0.1', port))
+            except OSError:
+                continue
+            return probe.getsockname()[1]
+    return start
+
+
+def viewer_port(args: argparse.Namespace) -> int | None:
+    """Return the port of the browser view, or None (and say why) when it is not started."""
+    if args.no_viewer:
+        return None
+    if not module_exists('viser') or not module_exists('manip_dynamics.ros.viewer_node'):
+        print('run_demo: no browser view: viser is not installed (pip install viser)')
+        return None
+    return free_port(args.viewer_port)
 
 
 def launch_available() -> bool:
@@ -299,6 +328,8 @@ def start_nodes(args: argparse.Namespace, xml: str, log_dir: str,
         cmd = ['ros2', 'launch', 'manip_dynamics', 'sim.launch.py',
                'rviz:=%s' % ('true' if os.environ.get('DISPLAY') else 'false'),
                'gravity_compensation:=%s' % str(gravity_compensation).lower()]
+        if args.viewer_port_chosen is not None:
+            cmd += ['viewer:=true', 'viewer_port:=%d' % args.viewer_port_chosen]
         if args.urdf:
             cmd.append('urdf:=%s' % os.path.abspath(args.urdf))
         log = open(os.path.join(log_dir, 'launch.log'), 'w')
@@ -316,6 +347,11 @@ def start_nodes(args: argparse.Namespace, xml: str, log_dir: str,
     }
     procs = []
     started = []
+    if args.viewer_port_chosen is not None:
+        # the browser view: not a required node (the demo goes on if it stops)
+        args.viewer_proc = start_node('viewer_node', 'viewer', {
+            'robot_description': xml, 'port': args.viewer_port_chosen}, log_dir=log_dir,
+            env=env)
     for module, name, without in NODES:
         if name == 'gravity_compensation' and not gravity_compensation:
             continue
@@ -392,6 +428,11 @@ def main(argv: list[str] | None = None) -> int:
     :return: Exit code: 0 on success, 1 when a node failed.
     """
     args = parse_args(argv)
+    args.viewer_proc = None
+    args.viewer_port_chosen = viewer_port(args)
+    if args.viewer_port_chosen is not None:
+        print('run_demo: see the arm in your browser: http://127.0.0.1:%d'
+              % args.viewer_port_chosen, flush=True)
     interactive = sys.stdout.isatty()
     duration = args.duration
     if duration is None and not interactive:
@@ -479,7 +520,8 @@ def main(argv: list[str] | None = None) -> int:
         if interactive:
             sys.stdout.write('\n')
         print('run_demo: stopping %s' % ', '.join(label for label, _ in procs))
-        stop_processes(procs)
+        stop_processes(procs + ([('viewer_node', args.viewer_proc)] if args.viewer_proc
+                                else []))
         executor.shutdown()
         node.destroy_node()
         rclpy.try_shutdown()
