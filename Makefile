@@ -2,6 +2,7 @@
 #   make run                 set up .venv (ROS 2 Jazzy from PyPI), build, start the demo
 #   make test                set up, build, run every test (exit code = the tests' verdict)
 #   make test-cold           integration tests from an empty numba cache on a busy machine
+#   make test-browser        the viewer in headless Chromium (installs Debian's chromium)
 #   make run DURATION=10     stop the demo after 10 s
 #   make test ROS_DISTRO=kilted   the same on ROS 2 Kilted (.venv-kilted, install-kilted/)
 #   make bench               run benchmarks/run_all.sh
@@ -22,12 +23,12 @@ export ROS_LOCALHOST_ONLY := 1
 DURATION ?=
 export DURATION
 
-.PHONY: all setup build test test-cold run bench lint clean distclean help
+.PHONY: all setup build test test-cold test-browser run bench lint clean distclean help
 
 all: test
 
 help:
-	@sed -n '2,10p' Makefile
+	@sed -n '2,11p' Makefile
 
 setup:
 	@bash scripts/setup.sh
@@ -40,6 +41,9 @@ test: build
 
 test-cold: build
 	@bash scripts/test_cold.sh $(PYTEST_ARGS)
+
+test-browser: build
+	@bash scripts/test_browser.sh $(PYTEST_ARGS)
 
 lint: build
 	@bash scripts/test.sh -m linter $(PYTEST_ARGS)
