@@ -33,6 +33,11 @@ from types import ModuleType
 import pytest
 
 REQUIRE_INTERFACES_VARIABLE = 'MANIP_DYNAMICS_REQUIRE_INTERFACES'
+#: Longest wait for a node to become ready [s]. A first start without a numba disk cache
+#: compiles every kernel (about 30 s of CPU; minutes of wall time on a loaded 2-core machine,
+#: see ``make test-cold``). Waits end as soon as the node is ready, so a generous bound costs
+#: nothing when it is; MANIP_DYNAMICS_TEST_STARTUP_TIMEOUT overrides it.
+STARTUP_TIMEOUT = float(os.environ.get('MANIP_DYNAMICS_TEST_STARTUP_TIMEOUT', '300'))
 INTERFACES_SKIP_REASON = 'manip_dynamics_interfaces is not built or not sourced'
 
 

@@ -30,7 +30,7 @@ import time
 
 import numpy as np
 import pytest
-from ros_test_support import require_interfaces, require_rclpy
+from ros_test_support import require_interfaces, require_rclpy, STARTUP_TIMEOUT
 
 rclpy = require_rclpy()
 srv = require_interfaces()
@@ -53,7 +53,6 @@ URDF_DIR = os.path.join(PACKAGE_ROOT, 'urdf')
 NODE = '/md_test_dynamics'
 DESCRIPTION_TOPIC = '/md_test_dynamics_description'
 JOINT_STATES_TOPIC = '/md_test_dynamics_joint_states'
-STARTUP_TIMEOUT = 90.0
 CALL_TIMEOUT = 30.0
 TOL = 1e-9
 

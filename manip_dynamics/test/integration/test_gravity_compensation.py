@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 import pytest
-from ros_test_support import require_interfaces, require_rclpy
+from ros_test_support import require_interfaces, require_rclpy, STARTUP_TIMEOUT
 
 rclpy = require_rclpy()
 srv = require_interfaces()
@@ -47,7 +47,6 @@ pytestmark = pytest.mark.rostest
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 JOINT_STATES_TOPIC = '/md_test_gc_joint_states'
 CONTROLLER = 'md_test_effort_controller'
-STARTUP_TIMEOUT = 90.0
 EFFORT_SCALE = 0.5
 RAMP_TIME = 1.0
 TIMEOUT = 0.5
