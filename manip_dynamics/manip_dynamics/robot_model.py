@@ -139,7 +139,7 @@ class RobotModel:
                 raise InputError('%s must be >= 0, got %s for joint %r' % (
                     what, values.min(), self._joint_names[int(np.argmin(values))]))
         if not (math.isfinite(friction_velocity) and friction_velocity > 0.0):
-            raise InputError('friction_velocity must be > 0, got %r' % friction_velocity)
+            raise InputError('friction_velocity must be > 0, got %s' % friction_velocity)
         self._friction_velocity = float(friction_velocity)
         self._zero_n = np.zeros(n)
         self._zero_3 = np.zeros(3)
@@ -381,8 +381,8 @@ class RobotModel:
             out = vals[perm]
         bad = ~np.isfinite(out)
         if np.any(bad):
-            raise InputError('%s of joint %r is %r' % (
-                what, self._joint_names[int(np.argmax(bad))], out[np.argmax(bad)]))
+            raise InputError('%s of joint %r is %s' % (
+                what, self._joint_names[int(np.argmax(bad))], float(out[np.argmax(bad)])))
         return out
 
     def _name_permutation(self, names: tuple[str, ...], what: str,

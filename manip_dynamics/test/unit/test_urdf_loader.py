@@ -243,3 +243,14 @@ def test_only_the_first_inertial_and_origin_count_as_in_urdfdom():
 def test_not_a_urdf(xml, words):
     with pytest.raises(URDFError, match=words):
         RobotModel.from_urdf_string(xml)
+
+
+def test_model_messages_print_numpy_nan_plainly():
+    model = RobotModel.from_urdf_string(robot(*ARM))
+    nan = np.float64('nan')
+    with pytest.raises(ValueError) as info:
+        model.to_model_order(model.joint_names, [nan, 0.0])
+    assert 'is nan' in str(info.value) and 'np.float64' not in str(info.value)
+    with pytest.raises(ValueError) as info:
+        RobotModel(model.tree, friction_velocity=nan)
+    assert 'nan' in str(info.value) and 'np.float64' not in str(info.value)
