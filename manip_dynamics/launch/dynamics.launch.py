@@ -15,13 +15,15 @@
 """
 Start dynamics_node for planners and tools.
 
-    ros2 launch manip_dynamics dynamics.launch.py                 # bundled default arm
-    ros2 launch manip_dynamics dynamics.launch.py urdf:=/path/robot.urdf
-    ros2 launch manip_dynamics dynamics.launch.py urdf:=''        # read /robot_description
+    ros2 launch manip_dynamics dynamics.launch.py                 # reads /robot_description
+    ros2 launch manip_dynamics dynamics.launch.py robot:=cobot7   # a bundled arm
+    ros2 launch manip_dynamics dynamics.launch.py urdf:=/path/robot.urdf   # or .urdf.xacro
 
-Arguments: ``urdf`` (URDF file read into the robot_description parameter; empty = take the
-description from the /robot_description topic that robot_state_publisher publishes),
-``config`` (parameter file, default config/dynamics_node.yaml), ``node_name``.
+Arguments: ``urdf`` (a URDF or xacro file read into the robot_description parameter),
+``robot`` (a bundled arm by name); with neither, the node takes the description from the
+/robot_description topic that robot_state_publisher publishes (transient local), as the
+rest of the system does. ``config`` (parameter file, default config/dynamics_node.yaml),
+``node_name``. The launch ends when the node exits.
 """
 
 import os
@@ -32,6 +34,8 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
+from manip_dynamics.ros.launch_helpers import robot_description
+
 PACKAGE = 'manip_dynamics'
 
 
@@ -40,24 +44,20 @@ def _share(*parts: str) -> str:
     return os.path.join(get_package_share_directory(PACKAGE), *parts)
 
 
-def _robot_description(context: LaunchContext) -> str:
-    """Return the text of the file named by the urdf argument ('' when it is empty)."""
-    path = LaunchConfiguration('urdf').perform(context).strip()
-    if not path:
-        return ''
-    with open(path, encoding='utf-8') as stream:
-        return stream.read()
-
-
 def _nodes(context: LaunchContext) -> list:
     """Build the node action once the arguments are known."""
+    def arg(name: str) -> str:
+        return LaunchConfiguration(name).perform(context)
+    description = robot_description(arg('urdf'), arg('robot'))
+    parameters = [arg('config')]
+    if description:
+        parameters.append({'robot_description': description})
     return [Node(
         package=PACKAGE,
         executable='dynamics_node',
-        name=LaunchConfiguration('node_name').perform(context),
+        name=arg('node_name'),
         output='screen',
-        parameters=[LaunchConfiguration('config').perform(context),
-                    {'robot_description': _robot_description(context)}],
+        parameters=parameters,
     )]
 
 
@@ -65,8 +65,12 @@ def generate_launch_description() -> LaunchDescription:
     """Declare the arguments and the dynamics_node."""
     return LaunchDescription([
         DeclareLaunchArgument(
-            'urdf', default_value=_share('urdf', 'cobot7.urdf'),
-            description='URDF file for robot_description; empty = read /robot_description'),
+            'urdf', default_value='',
+            description='URDF or xacro file for robot_description; not given = read the '
+                        '/robot_description topic'),
+        DeclareLaunchArgument(
+            'robot', default_value='',
+            description='A bundled arm by name (e.g. cobot7) instead of urdf'),
         DeclareLaunchArgument(
             'config', default_value=_share('config', 'dynamics_node.yaml'),
             description='Parameter file of dynamics_node'),

@@ -19,22 +19,27 @@ Expects a running controller_manager with joint_state_broadcaster (publishing
 /joint_states) and an effort controller (JointGroupEffortController or
 ForwardCommandController with the effort interface) named ``controller_name``:
 
-    ros2 launch manip_dynamics gravity_compensation.launch.py
-    ros2 launch manip_dynamics gravity_compensation.launch.py urdf:='' effort_scale:=0.5
+    ros2 launch manip_dynamics gravity_compensation.launch.py effort_scale:=0.3
+    ros2 launch manip_dynamics gravity_compensation.launch.py robot:=cobot7 ramp_time:=5.0
 
-Arguments: ``urdf`` (URDF file read into robot_description; empty = the /robot_description
-topic), ``config`` (parameter file, default config/gravity_compensation.yaml),
+Arguments: ``urdf`` (a URDF or xacro file read into robot_description) or ``robot`` (a
+bundled arm by name); with neither, the node takes the description from /robot_description
+(what robot_state_publisher publishes, so it uses the same description as the rest of the
+system). ``config`` (parameter file, default config/gravity_compensation.yaml),
 ``controller_name``, ``effort_scale``, ``ramp_time``. The node publishes one zero command
-when joint_states stop and when it shuts down (docs/ROS_API.md).
+when joint_states stop and when it shuts down (docs/ROS_API.md). If the node dies, the
+launch stops: on a real arm nothing should keep running as if it were compensated.
 """
 
 import os
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchContext, LaunchDescription
-from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.actions import DeclareLaunchArgument, OpaqueFunction, Shutdown
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
+
+from manip_dynamics.ros.launch_helpers import robot_description
 
 PACKAGE = 'manip_dynamics'
 
@@ -44,19 +49,16 @@ def _share(*parts: str) -> str:
     return os.path.join(get_package_share_directory(PACKAGE), *parts)
 
 
-def _robot_description(context: LaunchContext) -> str:
-    """Return the text of the file named by the urdf argument ('' when it is empty)."""
-    path = LaunchConfiguration('urdf').perform(context).strip()
-    if not path:
-        return ''
-    with open(path, encoding='utf-8') as stream:
-        return stream.read()
-
-
 def _nodes(context: LaunchContext) -> list:
     """Build the node action once the arguments are known."""
     def arg(name: str) -> str:
         return LaunchConfiguration(name).perform(context)
+    overrides = {'controller_name': arg('controller_name'),
+                 'effort_scale': float(arg('effort_scale')),
+                 'ramp_time': float(arg('ramp_time'))}
+    description = robot_description(arg('urdf'), arg('robot'))
+    if description:
+        overrides['robot_description'] = description
     return [Node(
         package=PACKAGE,
         executable='gravity_compensation_node',
@@ -64,11 +66,9 @@ def _nodes(context: LaunchContext) -> list:
         output='screen',
         # SIGINT first: the node publishes a zero command before it exits.
         sigterm_timeout='5',
-        parameters=[arg('config'),
-                    {'robot_description': _robot_description(context),
-                     'controller_name': arg('controller_name'),
-                     'effort_scale': float(arg('effort_scale')),
-                     'ramp_time': float(arg('ramp_time'))}],
+        parameters=[arg('config'), overrides],
+        on_exit=Shutdown(reason='gravity_compensation_node exited: the arm is no longer '
+                                'compensated, stopping the launch'),
     )]
 
 
@@ -76,8 +76,12 @@ def generate_launch_description() -> LaunchDescription:
     """Declare the arguments and the gravity_compensation_node."""
     return LaunchDescription([
         DeclareLaunchArgument(
-            'urdf', default_value=_share('urdf', 'cobot7.urdf'),
-            description='URDF file for robot_description; empty = read /robot_description'),
+            'urdf', default_value='',
+            description='URDF or xacro file for robot_description; not given = read the '
+                        '/robot_description topic'),
+        DeclareLaunchArgument(
+            'robot', default_value='',
+            description='A bundled arm by name (e.g. cobot7) instead of urdf'),
         DeclareLaunchArgument(
             'config', default_value=_share('config', 'gravity_compensation.yaml'),
             description='Parameter file of gravity_compensation_node'),

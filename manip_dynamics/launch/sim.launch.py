@@ -16,29 +16,46 @@
 Start the simulation demo: the default arm simulated, held by gravity compensation, in RViz.
 
     ros2 launch manip_dynamics sim.launch.py
-    ros2 launch manip_dynamics sim.launch.py rviz:=false gravity_compensation:=false
-    ros2 launch manip_dynamics sim.launch.py urdf:=/path/to/arm.urdf
+    ros2 launch manip_dynamics sim.launch.py rviz:=false robot_state_publisher:=false
+    ros2 launch manip_dynamics sim.launch.py urdf:=/path/to/arm.urdf gravity_compensation:=false
 
-Nodes: robot_state_publisher (publishes /robot_description and TF), simulator_node
-(``simulator``), dynamics_node (``manip_dynamics``), gravity_compensation_node
-(``gravity_compensation``, argument ``gravity_compensation``), rviz2 (argument ``rviz``).
-The three manip_dynamics nodes read the URDF from /robot_description. With ``use_sim_time``
-(default true) the simulator publishes /clock and the other nodes follow it. The simulator
-starts at once, so the arm sags a little until the compensation's first command arrives;
-``ros2 service call /simulator/reset std_srvs/srv/Trigger`` releases it again at rest with
-the compensation running. See docs/SIMULATOR.md.
+Nodes: robot_state_publisher (publishes /robot_description and TF; argument
+``robot_state_publisher``), simulator_node (``simulator``), dynamics_node
+(``manip_dynamics``), gravity_compensation_node (``gravity_compensation``, argument
+``gravity_compensation``), rviz2 (argument ``rviz``), viewer_node (``viewer``, argument
+``viewer``, default off: the arm in a web browser on 127.0.0.1:``viewer_port``). The
+description comes from ``urdf`` (URDF or xacro file) or else ``robot`` (a bundled arm,
+default cobot7); every node gets the same text as its robot_description parameter, so none
+waits for another. rviz2 and
+robot_state_publisher are optional: when one is switched on but not installed the launch
+stops before starting anything and says which argument turns it off. The simulator holds the
+arm (brakes) until the compensation's first command arrives, so it starts still. If the
+simulator, the dynamics node, the compensation or RViz exits, the whole launch stops: no
+process is left behind. With ``use_sim_time`` (default true) the simulator publishes /clock
+and the other nodes follow it. See docs/SIMULATOR.md.
 """
 
 import os
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchContext, LaunchDescription
-from launch.actions import DeclareLaunchArgument, OpaqueFunction
-from launch.conditions import IfCondition
+from launch.actions import DeclareLaunchArgument, OpaqueFunction, Shutdown
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
+from manip_dynamics.ros.launch_helpers import (
+    is_true, LaunchArgumentError, missing_executables, missing_message, robot_description)
+
 PACKAGE = 'manip_dynamics'
+
+#: Command and joint_states timeout of the simulated loop [s]. Measured on the project
+#: machine (2 cores, load average 5 to 12 from other work) over 5 minutes of the simulator
+#: and the compensation: the gap between two /joint_states at the compensation had median
+#: 4 ms, 99.9th percentile 40 ms, maximum 0.19 s, and exceeded 0.1 s 4 times (the commands
+#: at the simulator: 6 times); so 0.1 s fires the watchdog every minute or two on such a
+#: machine (issue 13 saw it twice in 10 minutes). 0.5 s is 2.5 times the largest stall seen
+#: and still stops a simulated arm within half a second of a dead node.
+SIM_TIMEOUT = '0.5'
 
 
 def _share(*parts: str) -> str:
@@ -46,56 +63,95 @@ def _share(*parts: str) -> str:
     return os.path.join(get_package_share_directory(PACKAGE), *parts)
 
 
-def _read_urdf(path: str) -> str:
-    """Return the URDF text of a .urdf file, or of a .xacro file expanded by xacro."""
-    if path.endswith('.xacro'):
-        import xacro
-        return xacro.process_file(path).toxml()
-    with open(path, encoding='utf-8') as stream:
-        return stream.read()
+def _stop(what: str) -> Shutdown:
+    """Return the action that ends the launch when a required node exits."""
+    return Shutdown(reason='%s exited: stopping every node of sim.launch.py' % what)
 
 
 def _nodes(context: LaunchContext) -> list:
-    """Build the node actions once the arguments are known."""
+    """Check the optional executables, then build the node actions."""
     def arg(name: str) -> str:
         return LaunchConfiguration(name).perform(context)
-    sim_time = arg('use_sim_time').lower() in ('true', '1', 'yes')
-    follow = {'use_sim_time': sim_time}
-    return [
-        Node(package='robot_state_publisher', executable='robot_state_publisher',
-             name='robot_state_publisher', output='screen',
-             parameters=[{'robot_description': _read_urdf(arg('urdf'))}, follow]),
+    rviz = is_true(arg('rviz'))
+    state_publisher = is_true(arg('robot_state_publisher'))
+    gravity_compensation = is_true(arg('gravity_compensation'))
+    wanted = []
+    if state_publisher:
+        wanted.append(('robot_state_publisher', 'robot_state_publisher',
+                       'robot_state_publisher'))
+    if rviz:
+        wanted.append(('rviz2', 'rviz2', 'rviz'))
+    missing = missing_executables(wanted)
+    if missing:
+        # raised before any process starts: launch prints the line and exits 1
+        raise LaunchArgumentError(missing_message(missing))
+    urdf = arg('urdf')
+    description = robot_description(urdf, '' if urdf.strip() else arg('robot'))
+    sim_time = is_true(arg('use_sim_time'))
+    timeout = float(arg('timeout'))
+    follow = {'use_sim_time': sim_time, 'robot_description': description}
+    nodes = []
+    if state_publisher:
+        nodes.append(Node(package='robot_state_publisher', executable='robot_state_publisher',
+                          name='robot_state_publisher', output='screen',
+                          parameters=[{'robot_description': description,
+                                       'use_sim_time': sim_time}]))
+    nodes += [
         # The simulator never follows /clock: it publishes it.
         Node(package=PACKAGE, executable='simulator_node', name='simulator', output='screen',
              parameters=[arg('simulator_config'),
-                         {'publish_clock': sim_time,
-                          'real_time_factor': float(arg('real_time_factor'))}]),
+                         {'robot_description': description, 'publish_clock': sim_time,
+                          'real_time_factor': float(arg('real_time_factor')),
+                          'command_timeout': timeout}],
+             on_exit=_stop('simulator_node')),
         Node(package=PACKAGE, executable='dynamics_node', name='manip_dynamics',
-             output='screen', parameters=[_share('config', 'dynamics_node.yaml'), follow]),
-        Node(package=PACKAGE, executable='gravity_compensation_node',
-             name='gravity_compensation', output='screen', sigterm_timeout='5',
-             condition=IfCondition(LaunchConfiguration('gravity_compensation')),
-             # A simulated arm needs no ramp-in (a real one does: keep the 2 s default).
-             parameters=[_share('config', 'gravity_compensation.yaml'),
-                         {'ramp_time': 0.0}, follow]),
-        Node(package='rviz2', executable='rviz2', name='rviz2', output='log',
-             arguments=['-d', _share('config', 'sim.rviz')],
-             condition=IfCondition(LaunchConfiguration('rviz')), parameters=[follow]),
+             output='screen', parameters=[_share('config', 'dynamics_node.yaml'), follow],
+             on_exit=_stop('dynamics_node')),
     ]
+    if gravity_compensation:
+        nodes.append(Node(
+            package=PACKAGE, executable='gravity_compensation_node',
+            name='gravity_compensation', output='screen', sigterm_timeout='5',
+            # A simulated arm needs no ramp-in (a real one does: keep the 2 s default).
+            parameters=[_share('config', 'gravity_compensation.yaml'),
+                        {'ramp_time': 0.0, 'timeout': timeout}, follow],
+            on_exit=_stop('gravity_compensation_node')))
+    if rviz:
+        nodes.append(Node(package='rviz2', executable='rviz2', name='rviz2', output='log',
+                          arguments=['-d', _share('config', 'sim.rviz')],
+                          parameters=[{'use_sim_time': sim_time}], on_exit=_stop('rviz2')))
+    if is_true(arg('viewer')):
+        # The arm in a web browser (no RViz needed): http://127.0.0.1:<viewer_port>
+        nodes.append(Node(package=PACKAGE, executable='viewer_node', name='viewer',
+                          output='screen',
+                          parameters=[{'port': int(arg('viewer_port'))}, follow]))
+    return nodes
 
 
 def generate_launch_description() -> LaunchDescription:
     """Declare the arguments and the demo's nodes."""
     return LaunchDescription([
-        DeclareLaunchArgument('urdf', default_value=_share('urdf', 'cobot7.urdf'),
-                              description='URDF (or xacro) file of the arm'),
+        DeclareLaunchArgument('urdf', default_value='',
+                              description='URDF (or xacro) file of the arm; not given = '
+                                          'the bundled arm named by robot'),
+        DeclareLaunchArgument('robot', default_value='cobot7',
+                              description='Bundled arm, used when urdf is not given'),
         DeclareLaunchArgument('rviz', default_value='true', description='Start rviz2'),
+        DeclareLaunchArgument('robot_state_publisher', default_value='true',
+                              description='Start robot_state_publisher (TF for RViz)'),
         DeclareLaunchArgument('gravity_compensation', default_value='true',
                               description='Start gravity_compensation_node'),
+        DeclareLaunchArgument('viewer', default_value='false',
+                              description='Start viewer_node: the arm in a web browser'),
+        DeclareLaunchArgument('viewer_port', default_value='8080',
+                              description='Port of the viewer page on 127.0.0.1'),
         DeclareLaunchArgument('use_sim_time', default_value='true',
                               description='Simulator publishes /clock; the others follow it'),
         DeclareLaunchArgument('real_time_factor', default_value='1.0',
                               description='Simulated / wall time; 0 = as fast as possible'),
+        DeclareLaunchArgument('timeout', default_value=SIM_TIMEOUT,
+                              description='Simulator command_timeout and compensation '
+                                          'timeout [s] (see SIM_TIMEOUT)'),
         DeclareLaunchArgument('simulator_config',
                               default_value=_share('config', 'simulator.yaml'),
                               description='Parameter file of simulator_node'),

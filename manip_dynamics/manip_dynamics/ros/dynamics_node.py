@@ -32,9 +32,7 @@ from typing import Any
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Point
 import numpy as np
-import rclpy
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
@@ -47,6 +45,7 @@ from manip_dynamics.ros.conversions import (
     flatten_row_major, from_model_order, joint_state_arrays, joint_state_message,
     matrix_from_model_order, response_joint_names, to_model_order, trajectory_to_arrays,
     trajectory_with_efforts, wrenches_to_dict)
+from manip_dynamics.ros.node_runtime import KindThrottle, run_node
 from manip_dynamics.ros.payloads import apply_payload_request, Payloads
 from manip_dynamics.ros.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
@@ -62,7 +61,8 @@ NODE_NAME = 'manip_dynamics'
 #: publishers alike; keep the newest few messages.
 JOINT_STATES_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
 
-#: Seconds between two identical warnings about bad joint_states messages.
+#: Seconds between two warnings of the same kind about bad joint_states messages (each
+#: kind of problem has its own period: one bad message does not hide a different one).
 WARN_PERIOD = 5.0
 
 
@@ -113,6 +113,7 @@ class DynamicsNode(Node):
         # Payloads set through ~/set_payload: re-applied when a new description arrives.
         self._payloads: Payloads = {}
         self._last_marker_time = 0.0
+        self._throttle = KindThrottle(self.get_logger(), WARN_PERIOD)
         self._services_group = ReentrantCallbackGroup()
         self._topics_group = MutuallyExclusiveCallbackGroup()
         self.source = RobotDescriptionSource(
@@ -157,14 +158,14 @@ class DynamicsNode(Node):
         """Publish g(q), C(q, qd) qd and the torque markers for one joint_states message."""
         model = self.source.model
         if model is None:
-            self.get_logger().warning(NO_MODEL_MESSAGE, throttle_duration_sec=WARN_PERIOD)
+            self._throttle.warning(NO_MODEL_MESSAGE, kind='no model')
             return
         try:
             q, qd = joint_state_arrays(model, msg)
             gravity = model.gravity_torques(q)
         except ValueError as error:
-            self.get_logger().warning('ignoring joint_states on %s: %s' % (
-                self.joint_states_topic, error), throttle_duration_sec=WARN_PERIOD)
+            self._throttle.warning('ignoring joint_states on %s: %s' % (
+                self.joint_states_topic, error))
             return
         names = model.joint_names
         if self.gravity_pub is not None:
@@ -374,32 +375,18 @@ class DynamicsNode(Node):
 
 def main(args: list[str] | None = None) -> int:
     """
-    Run the dynamics node until Ctrl-C or an external shutdown.
+    Run the dynamics node until Ctrl-C, SIGTERM or an external shutdown.
+
+    The kernels are compiled before the node exists (:func:`run_node`); the node then runs
+    on one thread: rclpy's multi-threaded executor measured 20x slower here (joint_states ->
+    gravity_torques p50 11 ms against 0.5 ms, docs/BENCHMARKS.md), and every callback is a
+    few microseconds of library time.
 
     :param args: Command-line arguments (ROS arguments included); default ``sys.argv``.
     :return: Exit code: 0 after a normal shutdown, 1 when the start-up parameters or the
         robot_description parameter are unusable.
     """
-    rclpy.init(args=args)
-    node = None
-    code = 0
-    try:
-        node = DynamicsNode()
-        # rclpy's multi-threaded executor measured 20x slower here (joint_states ->
-        # gravity_torques p50 11 ms against 0.5 ms, docs/BENCHMARKS.md): one thread serves
-        # topics and services in turn; every callback is a few microseconds of library time.
-        executor = SingleThreadedExecutor()
-        executor.add_node(node)
-        executor.spin()
-    except STARTUP_ERRORS as error:
-        code = report_startup_error(NODE_NAME, error)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
-    return code
+    return run_node(NODE_NAME, DynamicsNode, args, STARTUP_ERRORS, report_startup_error)
 
 
 if __name__ == '__main__':

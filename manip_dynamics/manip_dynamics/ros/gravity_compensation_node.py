@@ -34,7 +34,6 @@ Safety rules, for a physical arm (docs/ROS_API.md):
   before it leaves the ROS graph.
 """
 
-import signal
 import sys
 import threading
 import time
@@ -43,16 +42,15 @@ from typing import Any, NamedTuple
 import numpy as np
 import rclpy
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
-from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.conversions import float64_multi_array, joint_state_arrays
+from manip_dynamics.ros.node_runtime import KindThrottle, run_node
 from manip_dynamics.ros.payloads import apply_payload_request, Payloads
 from manip_dynamics.ros.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_floats,
@@ -69,7 +67,7 @@ JOINT_STATES_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFOR
 #: Commands QoS: what ros2_controllers' forward-command controllers subscribe with.
 COMMANDS_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 
-#: Seconds between two repeated log lines of the same problem.
+#: Seconds between two log lines of the same kind of problem (per kind, see KindThrottle).
 LOG_PERIOD = 2.0
 
 
@@ -140,6 +138,7 @@ class GravityCompensationNode(Node):
             self._payloads[payload_link] = (payload_mass, payload_com, payload_inertia)
 
         self._lock = threading.Lock()
+        self._throttle = KindThrottle(self.get_logger(), LOG_PERIOD)
         self._plan: _Plan | None = None
         self._active = False
         self._last_rx: float | None = None
@@ -194,7 +193,7 @@ class GravityCompensationNode(Node):
         now = time.monotonic()
         plan = self._plan
         if plan is None:
-            self.get_logger().warning(NO_MODEL_MESSAGE, throttle_duration_sec=LOG_PERIOD)
+            self._throttle.warning(NO_MODEL_MESSAGE, kind='no model')
             return
         try:
             q, qd = joint_state_arrays(plan.model, msg)
@@ -205,8 +204,8 @@ class GravityCompensationNode(Node):
                                      'velocities')
                 tau = tau + plan.model.friction_torques(qd)
         except ValueError as error:
-            self.get_logger().warning('ignoring joint_states on %s: %s' % (
-                self.joint_states_topic, error), throttle_duration_sec=LOG_PERIOD)
+            self._throttle.warning('ignoring joint_states on %s: %s' % (
+                self.joint_states_topic, error))
             return
         with self._lock:
             if not self._active:
@@ -224,8 +223,8 @@ class GravityCompensationNode(Node):
                                                          / self.ramp_time)
         command = np.clip(ramp * tau[plan.index], -plan.limits, plan.limits)
         if not np.all(np.isfinite(command)):
-            self.get_logger().error('non-finite efforts %s: nothing published' % command,
-                                    throttle_duration_sec=LOG_PERIOD)
+            self._throttle.error('non-finite efforts %s: nothing published' % command,
+                                 kind='non-finite')
             return
         self.commands_pub.publish(float64_multi_array(command))
 
@@ -250,10 +249,9 @@ class GravityCompensationNode(Node):
                 'compensation, sent one zero command' % (self.joint_states_topic, age,
                                                          self.timeout))
         elif self._stale_since is not None:
-            self.get_logger().error(
+            self._throttle.error(
                 'no joint_states on %s for %.1f s: not commanding' % (
-                    self.joint_states_topic, now - self._last_rx),
-                throttle_duration_sec=LOG_PERIOD)
+                    self.joint_states_topic, now - self._last_rx), kind='stale')
 
     def publish_zero(self) -> bool:
         """
@@ -286,49 +284,28 @@ class GravityCompensationNode(Node):
         return response
 
 
+def _send_last_zero(node: GravityCompensationNode) -> None:
+    """Publish the zero command on the way out and give the middleware time to send it."""
+    if node.publish_zero():
+        node.get_logger().info('shutting down: sent one zero command to %s'
+                               % node.commands_topic)
+        time.sleep(0.05)  # let the middleware hand the last command out
+
+
 def main(args: list[str] | None = None) -> int:
     """
     Run the gravity-compensation node; publish a zero command on the way out.
 
-    rclpy's own signal handler would invalidate the context before the ``finally`` block
-    can publish, so this node installs its own SIGINT/SIGTERM handlers that only ask the
-    spin loop to stop.
+    :func:`run_node` installs SIGINT/SIGTERM handlers that only ask the spin loop to stop
+    (rclpy's own handler would invalidate the context before the zero command can be
+    published). A single thread serves everything: rclpy's multi-threaded executor left
+    joint_states unserved for 0.5-2 s at a time here, which tripped the staleness watchdog.
 
     :param args: Command-line arguments (ROS arguments included); default ``sys.argv``.
     :return: Exit code: 0 after a normal shutdown, 1 on unusable start-up parameters.
     """
-    rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
-    stop = threading.Event()
-
-    def request_stop(signum: int, frame: Any) -> None:
-        stop.set()
-    previous = {sig: signal.signal(sig, request_stop)
-                for sig in (signal.SIGINT, signal.SIGTERM)}
-    node = None
-    code = 0
-    try:
-        node = GravityCompensationNode()
-        # A single thread: rclpy's multi-threaded executor left joint_states unserved for
-        # 0.5-2 s at a time here, which tripped the staleness watchdog.
-        executor = SingleThreadedExecutor()
-        executor.add_node(node)
-        while rclpy.ok() and not stop.is_set():
-            executor.spin_once(timeout_sec=0.1)
-    except STARTUP_ERRORS as error:
-        code = report_startup_error(NODE_NAME, error)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            if node.publish_zero():
-                node.get_logger().info('shutting down: sent one zero command to %s'
-                                       % node.commands_topic)
-                time.sleep(0.05)  # let the middleware hand the last command out
-            node.destroy_node()
-        rclpy.try_shutdown()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    return code
+    return run_node(NODE_NAME, GravityCompensationNode, args, STARTUP_ERRORS,
+                    report_startup_error, before_destroy=_send_last_zero)
 
 
 if __name__ == '__main__':

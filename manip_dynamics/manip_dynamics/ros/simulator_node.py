@@ -51,10 +51,8 @@ from builtin_interfaces.msg import Time
 import numpy as np
 from numpy.typing import NDArray
 from rcl_interfaces.msg import ParameterDescriptor
-import rclpy
 from rclpy.clock import Clock as RosClock, ClockType
-from rclpy.exceptions import ParameterException, ParameterUninitializedException
-from rclpy.executors import ExternalShutdownException
+from rclpy.exceptions import ParameterUninitializedException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rosgraph_msgs.msg import Clock
@@ -63,9 +61,12 @@ from std_msgs.msg import Float64, Float64MultiArray
 from std_srvs.srv import SetBool, Trigger
 
 from manip_dynamics.robot_model import RobotModel
+from manip_dynamics.ros.external_push import ExternalPushes
+from manip_dynamics.ros.node_runtime import KindThrottle, run_node
 from manip_dynamics.ros.robot_description import (
-    declare_model_parameters, param_bool, param_float, param_string, param_strings,
-    RobotDescriptionSource, StartupError)
+    declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
+    param_strings, report_startup_error, RobotDescriptionSource, STARTUP_ERRORS,
+    StartupError)
 from manip_dynamics.simulation import Simulator
 
 FloatArray = NDArray[np.float64]
@@ -76,7 +77,10 @@ LIMIT_MODES = ('spring', 'hard', 'none')
 FAST_TICK_BUDGET = 0.005
 # Largest backlog caught up when the loop falls behind the wall clock [s of wall time].
 MAX_BACKLOG = 0.1
+#: Seconds between two log lines of the same kind (each kind of rejected command has its own).
 THROTTLE = 1.0
+#: Node name (also the default of ``-r __node:=``).
+NODE_NAME = 'simulator'
 
 
 def default_initial_positions(model: RobotModel, urdf_xml: str) -> FloatArray:
@@ -143,7 +147,7 @@ class SimulatorNode(Node):
         :param kwargs: Passed to :class:`rclpy.node.Node` (e.g. ``parameter_overrides``).
         :raises StartupError: A bad parameter, or a robot_description that does not load.
         """
-        super().__init__('simulator', **kwargs)
+        super().__init__(NODE_NAME, **kwargs)
         urdf, build = declare_model_parameters(self)
         p = self._declare_parameters()
         self._params = p
@@ -163,6 +167,11 @@ class SimulatorNode(Node):
         self._anchor_wall = time.monotonic()
         self._anchor_steps = 0
         self._rejected = 0
+        self._throttle = KindThrottle(self.get_logger(), THROTTLE)
+        # Brakes: every joint held until the first command (parameter brakes).
+        self._braked = False
+        # Joints whose command went stale (zero effort applied), reported once each way.
+        self._stale_reported = np.zeros(0, dtype=bool)
 
         self._joint_states_pub = self.create_publisher(JointState, '/joint_states', 10)
         self._clock_pub = (self.create_publisher(Clock, '/clock', 10)
@@ -176,6 +185,9 @@ class SimulatorNode(Node):
                                  self.joint_commands_callback, 10)
         self.create_service(Trigger, '~/reset', self.reset_callback)
         self.create_service(SetBool, '~/pause', self.pause_callback)
+        # pushes on the arm (issue 12): ~/apply_wrench, ~/external_wrench, ~/applied_wrench
+        self._pushes = ExternalPushes(self, lambda: (self._model, self._sim, self._steps),
+                                      p['rate'])
 
         def build_and_keep_text(xml: str) -> RobotModel:
             self._pending_urdf = xml
@@ -237,6 +249,10 @@ class SimulatorNode(Node):
                                        'Clamp commands to the URDF effort limits'),
             'start_paused': param_bool(self, 'start_paused', False,
                                        'Start paused; call ~/pause with false to run'),
+            'brakes': param_bool(
+                self, 'brakes', True,
+                'Hold every joint (as brakes would) until the first command arrives; '
+                '~/reset engages them again'),
         }
         if p['integrator'] not in INTEGRATORS:
             raise StartupError('parameter integrator must be one of %s, got %r'
@@ -296,16 +312,19 @@ class SimulatorNode(Node):
         self._command = np.zeros(model.dof)
         self._command_stamp = np.full(model.dof, -math.inf)
         self._command_step = np.full(model.dof, -math.inf)
+        self._stale_reported = np.zeros(model.dof, dtype=bool)
+        self._braked = bool(p['brakes'])
         self._steps = 0
         self._until_publish = self._steps_per_publish
         self._restart_clock()
         self.get_logger().info(
             "simulating '%s' (%d joints) at %g Hz, publishing at %g Hz, real_time_factor %g, "
-            'start pose %s%s; commands on %s (%s) and %s' % (
+            'start pose %s%s%s; commands on %s (%s) and %s' % (
                 model.name, model.dof, p['rate'], p['rate'] / self._steps_per_publish,
                 p['real_time_factor'], np.round(q0, 4).tolist(),
-                ' (paused)' if self._paused else '', self._commands_topic,
-                ', '.join(names), p['joint_commands_topic']))
+                ' (paused)' if self._paused else '',
+                ', brakes on until the first command' if self._braked else '',
+                self._commands_topic, ', '.join(names), p['joint_commands_topic']))
         if not self._paused:
             self._publish()
 
@@ -315,74 +334,87 @@ class SimulatorNode(Node):
         self._anchor_steps = self._steps
 
     # ------------------------------------------------------------------ callbacks
-    def _reject(self, text: str) -> None:
-        """Count a rejected command and warn (throttled)."""
+    def _reject(self, text: str, kind: str) -> None:
+        """Count a rejected command and warn, throttled per kind of problem."""
         self._rejected += 1
-        self.get_logger().warn('command rejected (%d so far): %s' % (self._rejected, text),
-                               throttle_duration_sec=THROTTLE)
+        self._throttle.warning('command rejected (%d so far): %s' % (self._rejected, text),
+                               kind=kind)
+
+    def _accept_command(self, index: Any, values: FloatArray, source: str) -> None:
+        """Store accepted efforts (model-order ``index``); release the brakes if on."""
+        self._command[index] = values
+        self._command_stamp[index] = time.monotonic()
+        self._command_step[index] = self._steps
+        if self._braked:
+            self._braked = False
+            self._restart_clock()
+            self.get_logger().info('brakes released at t = %.4f s: first command arrived on %s'
+                                   % (self._steps / self._params['rate'], source))
 
     def commands_callback(self, msg: Float64MultiArray) -> None:
         """Take efforts in ``command_joints`` order (JointGroupEffortController contract)."""
         try:
             if self._model is None:
-                self._reject('no robot model yet')
+                self._reject(NO_MODEL_MESSAGE, 'no model')
                 return
             values = np.asarray(msg.data, dtype=np.float64)
             names = self._command_names
             if values.shape != (len(names),):
                 self._reject('%s carries %d values, expected %d (command_joints: %s)' % (
-                    self._commands_topic, values.size, len(names), ', '.join(names)))
+                    self._commands_topic, values.size, len(names), ', '.join(names)),
+                    'array length')
                 return
             bad = ~np.isfinite(values)
             if np.any(bad):
                 self._reject('%s has NaN/inf for %s' % (
-                    self._commands_topic, ', '.join(n for n, b in zip(names, bad) if b)))
+                    self._commands_topic, ', '.join(n for n, b in zip(names, bad) if b)),
+                    'array non-finite')
                 return
-            self._command[self._command_index] = values
-            self._command_stamp[self._command_index] = time.monotonic()
-            self._command_step[self._command_index] = self._steps
-        except Exception as err:  # never die from a message
-            self._reject('%s: %s' % (self._commands_topic, err))
+            self._accept_command(self._command_index, values, self._commands_topic)
+        except Exception as err:  # noqa: B902 - never die from a message
+            self._reject('%s: %s' % (self._commands_topic, err), 'array other')
 
     def joint_commands_callback(self, msg: JointState) -> None:
         """Take name-keyed efforts (topic_based_ros2_control TopicBasedSystem contract)."""
         try:
             model = self._model
             if model is None:
-                self._reject('no robot model yet')
+                self._reject(NO_MODEL_MESSAGE, 'no model')
                 return
             topic = self._params['joint_commands_topic']
             names = list(msg.name)
             values = np.asarray(msg.effort, dtype=np.float64)
             if not names or values.shape != (len(names),):
                 self._reject('%s has %d names and %d efforts' % (topic, len(names),
-                                                                 values.size))
+                                                                 values.size),
+                             'joint_commands length')
                 return
             unknown = [n for n in names if n not in model.joint_names]
             if unknown:
-                self._reject('%s names unknown joints %s' % (topic, unknown))
+                self._reject('%s names unknown joints %s' % (topic, unknown),
+                             'joint_commands unknown')
                 return
             if len(set(names)) != len(names):
-                self._reject('%s names a joint twice: %s' % (topic, names))
+                self._reject('%s names a joint twice: %s' % (topic, names),
+                             'joint_commands duplicate')
                 return
             bad = ~np.isfinite(values)
             if np.any(bad):
                 self._reject('%s has NaN/inf for %s' % (
-                    topic, ', '.join(n for n, b in zip(names, bad) if b)))
+                    topic, ', '.join(n for n, b in zip(names, bad) if b)),
+                    'joint_commands non-finite')
                 return
             index = [model.joint_index(n) for n in names]
-            self._command[index] = values
-            self._command_stamp[index] = time.monotonic()
-            self._command_step[index] = self._steps
-        except Exception as err:  # never die from a message
-            self._reject('joint commands: %s' % err)
+            self._accept_command(index, values, topic)
+        except Exception as err:  # noqa: B902 - never die from a message
+            self._reject('joint commands: %s' % err, 'joint_commands other')
 
     def reset_callback(self, request: Trigger.Request,
                        response: Trigger.Response) -> Trigger.Response:
-        """Return to the initial pose at rest at simulated time 0; commands are kept."""
+        """Return to the initial pose at rest at time 0, brakes on; commands are kept."""
         if self._sim is None:
             response.success = False
-            response.message = 'no robot model yet'
+            response.message = NO_MODEL_MESSAGE
             return response
         try:
             self._sim.reset()
@@ -395,10 +427,15 @@ class SimulatorNode(Node):
         self._steps = 0
         self._until_publish = self._steps_per_publish
         self._restart_clock()
+        self._braked = bool(self._params['brakes'])
         if not self._paused:
             self._publish()
         response.success = True
-        response.message = 'reset to %s' % np.round(self._q0, 4).tolist()
+        response.message = 'reset to %s%s' % (np.round(self._q0, 4).tolist(),
+                                              ', brakes on until the next command'
+                                              if self._braked else '')
+        if self._braked:
+            self.get_logger().info('reset: brakes on until the next command')
         return response
 
     def pause_callback(self, request: SetBool.Request,
@@ -418,7 +455,27 @@ class SimulatorNode(Node):
         timeout = self._params['command_timeout']
         stale = (((time.monotonic() - self._command_stamp) > timeout)
                  & ((self._steps - self._command_step) > timeout * self._params['rate']))
+        self._report_stale(stale)
         return np.where(stale, 0.0, self._command)
+
+    def _report_stale(self, stale: NDArray[np.bool_]) -> None:
+        """Log when commanded joints go stale (zero effort) and when commands come back."""
+        commanded = np.isfinite(self._command_stamp)
+        newly = stale & commanded & ~self._stale_reported
+        back = ~stale & self._stale_reported
+        if not (newly.any() or back.any()):
+            return
+        names = self._model.joint_names
+        t = self._steps / self._params['rate']
+        if newly.any():
+            self.get_logger().warning(
+                'no command for %s within command_timeout %g s: applying zero effort '
+                '(t = %.3f s)' % ([names[i] for i in np.flatnonzero(newly)],
+                                  self._params['command_timeout'], t))
+        if back.any():
+            self.get_logger().info('commands are back for %s (t = %.3f s)' % (
+                [names[i] for i in np.flatnonzero(back)], t))
+        self._stale_reported = (self._stale_reported | newly) & ~back
 
     def step_callback(self) -> None:
         """Run the steps owed to the wall clock (or a batch when as fast as possible)."""
@@ -436,9 +493,9 @@ class SimulatorNode(Node):
             backlog = max(self._steps_per_publish, int(min(
                 MAX_BACKLOG * rtf, 0.5 * self._params['command_timeout']) * rate))
             if owed > backlog:
-                self.get_logger().warn(
+                self._throttle.warning(
                     'cannot keep up with real_time_factor %g: dropping %.3f s of simulated '
-                    'time' % (rtf, (owed - backlog) / rate), throttle_duration_sec=5.0)
+                    'time' % (rtf, (owed - backlog) / rate), kind='cannot keep up')
                 self._anchor_wall = start
                 self._anchor_steps = self._steps + backlog
                 owed = backlog
@@ -447,7 +504,10 @@ class SimulatorNode(Node):
         try:
             while owed != 0:
                 chunk = self._until_publish if owed < 0 else min(owed, self._until_publish)
-                sim.step(self._effort(), steps=chunk)
+                chunk = self._pushes.before_steps(sim, self._steps, chunk)
+                if not self._braked:
+                    sim.step(self._effort(), steps=chunk)
+                # braked: the arm holds its pose while simulated time goes on
                 self._steps += chunk
                 self._until_publish -= chunk
                 if owed > 0:
@@ -460,7 +520,7 @@ class SimulatorNode(Node):
         except Exception as err:
             self._paused = True
             self.get_logger().error('simulation paused after an integration error at t = '
-                                    '%.4f s: %s (call ~/reset)' % (sim.t, err))
+                                    '%.4f s: %s (call ~/reset)' % (self._steps / rate, err))
 
     def _publish(self) -> None:
         """Publish /joint_states (and /clock, ~/energy when enabled) for the current state."""
@@ -470,7 +530,8 @@ class SimulatorNode(Node):
             return
         msg = JointState()
         if self._clock_pub is not None:
-            stamp = time_msg(sim.t)
+            # simulated time counts the braked steps too (the arm was held, time went on)
+            stamp = time_msg(self._steps / self._params['rate'])
             self._clock_pub.publish(Clock(clock=stamp))
             msg.header.stamp = stamp
         else:
@@ -480,31 +541,20 @@ class SimulatorNode(Node):
         msg.velocity = np.asarray(sim.qd, dtype=np.float64).tolist()
         msg.effort = np.asarray(sim.applied_effort, dtype=np.float64).tolist()
         self._joint_states_pub.publish(msg)
+        self._pushes.publish(msg.header.stamp)
         if self._energy_pub is not None:
             self._energy_pub.publish(Float64(data=float(sim.total_energy())))
 
 
-def main(args: list[str] | None = None) -> None:
+def main(args: list[str] | None = None) -> int:
     """
-    Run the simulator node until shutdown.
+    Run the simulator node until Ctrl-C, SIGTERM or an external shutdown.
 
     :param args: Command-line arguments for rclpy (``--ros-args ...``).
+    :return: Exit code: 0 after a normal shutdown, 1 on unusable start-up parameters.
     """
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = SimulatorNode()
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    except (ValueError, ParameterException) as err:
-        print('simulator_node: %s' % err, file=sys.stderr)
-        raise SystemExit(2)
-    finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
+    return run_node(NODE_NAME, SimulatorNode, args, STARTUP_ERRORS, report_startup_error)
 
 
 if __name__ == '__main__':
-    main()
+    sys.exit(main())

@@ -30,7 +30,7 @@ import time
 
 import numpy as np
 import pytest
-from ros_test_support import require_rclpy
+from ros_test_support import require_rclpy, STARTUP_TIMEOUT
 
 rclpy = require_rclpy()
 
@@ -51,7 +51,6 @@ HAVE_GRAVITY_COMPENSATION = os.path.isfile(os.path.join(
 # A pose away from the ready pose, inside cobot7's limits, with large gravity torques.
 POSE = [0.3, -0.4, 0.2, -1.9, 0.1, 1.9, 0.5]
 TIMEOUT = 0.5
-STARTUP_TIMEOUT = 90.0  # first numba compile without a disk cache takes ~30 s
 COMMANDS = '/effort_controller/commands'
 
 
@@ -216,6 +215,10 @@ def test_without_compensation_the_arm_falls(graph):
     code = stop_node(graph.gc)
     assert code in (0, -2, 130), 'the gravity compensation exited with %s' % code
     t0 = release(graph)
+    # ~/reset engaged the simulator's brakes; a zero command releases them
+    publisher = graph.node.create_publisher(Float64MultiArray, COMMANDS, 10)
+    graph.wait(lambda: publisher.get_subscription_count() > 0, 10.0, 'simulator not matched')
+    publisher.publish(Float64MultiArray(data=[0.0] * 7))
     msgs = graph.sim_time_elapsed(t0, 1.0)
     drift = np.max(np.abs(np.array(msgs[-1].position) - POSE))
     assert drift > 0.05, 'the arm did not fall: drift %.4f rad' % drift

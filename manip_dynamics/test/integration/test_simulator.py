@@ -28,7 +28,7 @@ import time
 
 import numpy as np
 import pytest
-from ros_test_support import require_rclpy
+from ros_test_support import require_rclpy, STARTUP_TIMEOUT
 
 rclpy = require_rclpy()
 
@@ -48,7 +48,6 @@ pytestmark = [pytest.mark.rostest, pytest.mark.slow]
 READY = np.array([0.0, -math.pi / 4, 0.0, -3 * math.pi / 4, 0.0, math.pi / 2, math.pi / 4])
 # cobot7's effort limits (Franka's published Panda values, as in the URDF).
 EFFORT_LIMITS = np.array([87.0, 87.0, 87.0, 87.0, 12.0, 12.0, 12.0])
-STARTUP_TIMEOUT = 90.0  # first numba compile without a disk cache takes ~30 s
 
 
 def stamp_seconds(msg) -> float:
@@ -142,10 +141,14 @@ def graph(cobot7):
     procs = []
     probe = None
     try:
+        # brakes off: these tests are about the free dynamics (the brakes are tested in
+        # test_node_lifecycle.py)
         procs.append(start_node('simulator_node', 'sim_a', {
-            'robot_description': xml, 'publish_clock': True, 'command_timeout': 0.1}))
+            'robot_description': xml, 'publish_clock': True, 'command_timeout': 0.1,
+            'brakes': False}))
         procs.append(start_node('simulator_node', 'sim_b', {
             'robot_description': xml, 'publish_clock': True, 'include_friction': False,
+            'brakes': False,
             'limits': 'none', 'integrator': 'rk4', 'start_paused': True,
             'controller_name': 'sim_b_controller', 'joint_commands_topic': '/sim_b/commands'},
             remaps=('/joint_states:=/sim_b/joint_states', '/clock:=/sim_b/clock')))

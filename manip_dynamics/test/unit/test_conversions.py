@@ -170,11 +170,52 @@ def test_trajectory_to_arrays(arm) -> None:
         conv.trajectory_to_arrays(arm, _traj(names, [{'positions': p, 'velocities': [1.0]}]))
 
 
-def test_trajectory_with_efforts_copies() -> None:
-    """Efforts land in a copy; the input trajectory is unchanged."""
+def test_trajectory_with_efforts_fills_in_place() -> None:
+    """Efforts land in the given trajectory's points (no deep copy); positions unchanged."""
     traj = _traj(['a'], [{'positions': [0.0]}, {'positions': [1.0]}])
     out = conv.trajectory_with_efforts(traj, [[1.0], [2.0]])
+    assert out is traj
     assert [list(pt.effort) for pt in out.points] == [[1.0], [2.0]]
-    assert [len(pt.effort) for pt in traj.points] == [0, 0]
+    assert [list(pt.positions) for pt in out.points] == [[0.0], [1.0]]
     with pytest.raises(InputError, match='one row per trajectory point'):
         conv.trajectory_with_efforts(traj, [[1.0]])
+
+
+def test_trajectory_to_arrays_large_matches_per_point(arm) -> None:
+    """A long shuffled trajectory converts exactly as the per-point library call would."""
+    rng = np.random.default_rng(3)
+    names = ['cobot7_joint%d' % i for i in (7, 2, 1, 3, 5, 4, 6)]
+    values = rng.normal(size=(3, 2000, 7))
+    traj = _traj(names, [{'positions': values[0, k], 'velocities': values[1, k],
+                          'accelerations': values[2, k]} for k in range(2000)])
+    _, q, qd, qdd = conv.trajectory_to_arrays(arm, traj)
+    for got, field in zip((q, qd, qdd), range(3)):
+        for k in (0, 1, 999, 1999):
+            np.testing.assert_array_equal(
+                got[k], arm.to_model_order(names, values[field, k], what='x'))
+
+
+def test_trajectory_to_arrays_names_the_bad_point(arm) -> None:
+    """NaN, a wrong length or a bad name list: the message names the point and joint."""
+    names = list(arm.joint_names)
+    good = [0.1] * 7
+    bad = list(good)
+    bad[3] = math.nan
+    with pytest.raises(InputError, match="point 2: positions of joint 'cobot7_joint4'"):
+        conv.trajectory_to_arrays(arm, _traj(names, [{'positions': good}] * 2
+                                             + [{'positions': bad}]))
+    with pytest.raises(InputError, match='point 1: velocities has 6 values'):
+        conv.trajectory_to_arrays(arm, _traj(names, [
+            {'positions': good, 'velocities': good},
+            {'positions': good, 'velocities': good[:6]}]))
+    with pytest.raises(InputError, match='unknown joint'):
+        conv.trajectory_to_arrays(arm, _traj(names[:6] + ['bogus'], [{'positions': good}]))
+    with pytest.raises(InputError, match='model has 7 joints'):
+        conv.trajectory_to_arrays(arm, _traj([], [{'positions': good[:5]}]))
+
+
+def test_trajectory_point_limit(arm, monkeypatch) -> None:
+    """Above MAX_TRAJECTORY_POINTS the request is rejected with the limit in the message."""
+    monkeypatch.setattr(conv, 'MAX_TRAJECTORY_POINTS', 3)
+    with pytest.raises(InputError, match='at most 3 are accepted'):
+        conv.trajectory_to_arrays(arm, _traj([], [{'positions': [0.1] * 7}] * 4))

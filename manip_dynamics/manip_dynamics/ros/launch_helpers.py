@@ -1,0 +1,141 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What the package's launch files share: the robot description arguments and start checks.
+
+Plain functions without launch imports, so they are unit-tested without a ROS install:
+
+* :func:`robot_description` turns the ``urdf`` / ``robot`` launch arguments into URDF text
+  (a ``.xacro`` file is expanded), or ``''`` to read ``/robot_description``;
+* :func:`missing_executables` finds, before anything starts, the optional executables
+  (rviz2, robot_state_publisher) that are switched on but not installed, and
+  :func:`missing_message` says in one line which argument turns each off.
+"""
+
+import os
+from typing import Iterable
+
+from manip_dynamics.bundled import bundled_robots, urdf_path
+
+
+class LaunchArgumentError(ValueError):
+    """A launch argument that cannot be used; the message says what to pass instead."""
+
+
+def read_description_file(path: str) -> str:
+    """
+    Return the URDF text of a file: a ``.xacro`` file is expanded by xacro.
+
+    :param path: The file (``~`` expanded).
+    :return: The URDF XML text.
+    :raises LaunchArgumentError: The file does not exist, or xacro is missing for a .xacro.
+    """
+    path = os.path.expanduser(path)
+    if not os.path.isfile(path):
+        raise LaunchArgumentError('urdf:=%s: no such file' % path)
+    if path.endswith('.xacro'):
+        try:
+            import xacro
+        except ImportError:
+            raise LaunchArgumentError('urdf:=%s is a xacro file but xacro is not installed '
+                                      '(apt install ros-$ROS_DISTRO-xacro, or pip install '
+                                      'xacro)' % path) from None
+        return xacro.process_file(path).toxml()
+    with open(path, encoding='utf-8') as stream:
+        return stream.read()
+
+
+def robot_description(urdf: str, robot: str) -> str:
+    """
+    Return the robot description text the launch arguments ask for.
+
+    :param urdf: The ``urdf`` argument: a URDF or xacro file, or ``''``.
+    :param robot: The ``robot`` argument: a bundled arm (``cobot7``, ...), or ``''``.
+    :return: The URDF text, or ``''`` when both are empty (the node then reads the
+        ``/robot_description`` topic).
+    :raises LaunchArgumentError: Both given, an unknown bundled arm, or an unreadable file.
+    """
+    urdf, robot = urdf.strip(), robot.strip()
+    if urdf and robot:
+        raise LaunchArgumentError('give urdf:=<file> or robot:=<name>, not both (urdf:=%s, '
+                                  'robot:=%s)' % (urdf, robot))
+    if robot:
+        if robot not in bundled_robots():
+            raise LaunchArgumentError('robot:=%s: no bundled robot of that name; bundled: %s'
+                                      % (robot, ', '.join(bundled_robots())))
+        return read_description_file(urdf_path(robot))
+    if urdf:
+        return read_description_file(urdf)
+    return ''
+
+
+def executable_path(package: str, executable: str) -> str | None:
+    """
+    Return the path of an installed ROS executable, as ``ros2 run`` finds it, or None.
+
+    :param package: The package, e.g. ``'rviz2'``.
+    :param executable: The executable in ``<prefix>/lib/<package>/``.
+    :return: The path, or None when the package or the executable is not installed.
+    """
+    try:
+        from ament_index_python.packages import get_package_prefix, PackageNotFoundError
+    except ImportError:
+        return None
+    try:
+        prefix = get_package_prefix(package)
+    except PackageNotFoundError:
+        return None
+    path = os.path.join(prefix, 'lib', package, executable)
+    return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
+
+
+def missing_executables(wanted: Iterable[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """
+    Return the wanted executables that are not installed.
+
+    :param wanted: ``(package, executable, argument)`` triples of the parts switched on;
+        ``argument`` is the launch argument that switches the part off.
+    :return: The missing ones, in the given order.
+    """
+    return [item for item in wanted if executable_path(item[0], item[1]) is None]
+
+
+def missing_message(missing: Iterable[tuple[str, str, str]]) -> str:
+    """
+    Return the one-line explanation for missing executables.
+
+    :param missing: ``(package, executable, argument)`` triples.
+    :return: E.g. ``rviz2 (package rviz2) is not installed: install it or pass rviz:=false``.
+    """
+    return '; '.join('%s (package %s) is not installed: install it (apt install '
+                     'ros-$ROS_DISTRO-%s) or pass %s:=false; nothing was started' % (
+                         executable, package, package.replace('_', '-'), argument)
+                     for package, executable, argument in missing)
+
+
+def is_true(value: str) -> bool:
+    """
+    Read a boolean launch argument as launch's IfCondition does.
+
+    :param value: The argument text.
+    :return: True for ``true``/``1``/``yes``/``on`` (any case).
+    :raises LaunchArgumentError: Anything else but ``false``/``0``/``no``/``off``.
+    """
+    text = value.strip().lower()
+    if text in ('true', '1', 'yes', 'on'):
+        return True
+    if text in ('false', '0', 'no', 'off'):
+        return False
+    raise LaunchArgumentError('expected true or false, got %r' % value)

@@ -1,0 +1,276 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What every node of the package does around its Node subclass: start, spin, stop, log.
+
+* :func:`run_node` is the body of every ``main()``: it prepares the numba kernels *before*
+  the node exists (so while they compile the node is not in the graph: its services do not
+  exist yet and ``ros2 param get`` answers at once that the node is not found, instead of
+  blocking), then spins the node on a single-threaded executor until SIGINT, SIGTERM or an
+  external shutdown, and exits 0 without a traceback whatever the number of signals (a
+  Ctrl-C in a terminal reaches a launched node twice: from the terminal and from launch).
+* :func:`prepare_kernels` is that preparation, with one log line of progress per kernel that
+  had to be compiled.
+* :class:`KindThrottle` throttles repeated log lines per kind of problem, so that one
+  malformed message does not hide the next, different one. It keeps its own clock: rclpy's
+  ``throttle_duration_sec`` throttles per call site, and Kilted's rclpy raises when one call
+  site is used with two throttle durations.
+"""
+
+from collections import OrderedDict
+from collections.abc import Callable
+import os
+import re
+import signal
+import sys
+import threading
+import time
+from typing import Any
+
+#: Exit code of a normal shutdown (signal or external shutdown).
+EXIT_OK = 0
+
+
+class KindThrottle:
+    """
+    Log a message at most once per ``period`` seconds per kind of problem.
+
+    The kind is a short key the caller chooses (e.g. ``'joint_states'`` plus the first words
+    of the error); by default the message with its numbers blanked out, so the same problem
+    with other values counts as the same kind. Suppressed repetitions are counted and the
+    count is appended to the next line of that kind. At most ``max_kinds`` kinds are
+    remembered (least recently logged dropped first).
+    """
+
+    def __init__(self, logger: Any, period: float, max_kinds: int = 64) -> None:
+        """
+        Wrap a logger.
+
+        :param logger: An rclpy logger (``node.get_logger()``).
+        :param period: Smallest time between two lines of one kind [s, monotonic clock].
+        :param max_kinds: Number of kinds remembered.
+        """
+        self._logger = logger
+        self._period = float(period)
+        self._max = int(max_kinds)
+        self._last: OrderedDict[str, list] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def kind_of(message: str) -> str:
+        """
+        Return the default kind of a message: its text with every number replaced by ``#``.
+
+        :param message: The log message.
+        :return: The kind key.
+        """
+        return re.sub(r'[-+]?\d+(\.\d*)?([eE][-+]?\d+)?', '#', message)[:200]
+
+    def log(self, level: str, message: str, kind: str | None = None) -> bool:
+        """
+        Log ``message`` at ``level`` unless a line of the same kind was logged recently.
+
+        :param level: ``'info'``, ``'warning'`` or ``'error'``.
+        :param message: The text.
+        :param kind: The kind key; default :meth:`kind_of` the message.
+        :return: True when the line was logged.
+        """
+        key = self.kind_of(message) if kind is None else kind
+        now = time.monotonic()
+        with self._lock:
+            entry = self._last.get(key)
+            if entry is not None and now - entry[0] < self._period:
+                entry[1] += 1
+                return False
+            suppressed = entry[1] if entry is not None else 0
+            self._last[key] = [now, 0]
+            self._last.move_to_end(key)
+            while len(self._last) > self._max:
+                self._last.popitem(last=False)
+        if suppressed:
+            message = '%s (%d more like this in the last %g s)' % (
+                message, suppressed, self._period)
+        getattr(self._logger, level)(message)
+        return True
+
+    def warning(self, message: str, kind: str | None = None) -> bool:
+        """Log a throttled warning (see :meth:`log`)."""
+        return self.log('warning', message, kind)
+
+    def error(self, message: str, kind: str | None = None) -> bool:
+        """Log a throttled error (see :meth:`log`)."""
+        return self.log('error', message, kind)
+
+
+def _fallback_kernel_steps() -> list[tuple[str, Callable[[], object]]]:
+    """
+    Return (name, call) pairs that exercise every numba kernel the nodes use.
+
+    Kernels are compiled per argument type, not per robot, so a small bundled arm compiles
+    them for every model. Used until the library's own precompile module exists.
+    """
+    import numpy as np
+
+    from manip_dynamics.bundled import urdf_path
+    from manip_dynamics.robot_model import RobotModel
+    from manip_dynamics.simulation import Simulator
+
+    model = RobotModel.from_urdf_file(urdf_path('cobot7'))
+    tip = model.tip_link or model.link_names[-1]
+    z = np.zeros(model.dof)
+    zz = np.zeros((2, model.dof))
+    q = np.clip(z, model.position_lower, model.position_upper)
+
+    def simulate() -> None:
+        for integrator in ('semi_implicit_euler', 'rk4'):
+            Simulator(model, q, integrator=integrator).step(z, steps=2)
+    return [
+        ('inverse dynamics', lambda: model.inverse_dynamics(q, z, z)),
+        ('trajectory inverse dynamics', lambda: model.inverse_dynamics(zz + q, zz, zz)),
+        ('gravity and Coriolis torques', lambda: (model.gravity_torques(q),
+                                                  model.coriolis_torques(q, z),
+                                                  model.friction_torques(z))),
+        ('mass matrix', lambda: model.mass_matrix(q)),
+        ('Coriolis matrix', lambda: model.coriolis_matrix(q, z)),
+        ('forward dynamics', lambda: model.forward_dynamics(q, z, z)),
+        ('Cartesian dynamics', lambda: model.cartesian_dynamics(q, z, tip)),
+        ('energies', lambda: (model.kinetic_energy(q, z), model.potential_energy(q))),
+        ('simulator', simulate),
+    ]
+
+
+def prepare_kernels(logger: Any, slow: float = 0.5) -> float:
+    """
+    Compile (or load from numba's disk cache) every dynamics kernel the nodes use.
+
+    With the library's :mod:`manip_dynamics.precompile` (the same code ``make build`` and
+    ``manip-dynamics precompile`` run): nothing happens when its cache check says warm;
+    otherwise one line per step, ``compiling dynamics kernels (first start after install):
+    k/N <what>``. Without that module, a fallback calls every kernel once and logs a line
+    for each call slower than ``slow`` (a compile, not a cache load).
+
+    :param logger: The rclpy logger to report on (the node does not exist yet).
+    :param slow: Fallback only: a call longer than this [s] is reported as compiled.
+    :return: Wall time spent [s].
+    """
+    start = time.monotonic()
+    try:
+        from manip_dynamics import precompile
+    except ImportError:
+        precompile = None
+    if precompile is not None:
+        def progress(done: int, total: int, label: str) -> None:
+            logger.info(precompile.format_progress(done, total, label))
+        report = precompile.precompile(progress)
+        if report.compiled:
+            logger.info('dynamics kernels ready after %.1f s (compiled once into %s; later '
+                        'starts load them from there)' % (report.seconds,
+                                                          ', '.join(report.directories)))
+        return time.monotonic() - start
+    steps = _fallback_kernel_steps()
+    compiled = 0
+    for k, (what, call) in enumerate(steps, start=1):
+        t0 = time.monotonic()
+        try:
+            call()
+        except ValueError:
+            pass  # e.g. a singular matrix at this pose: the kernel compiled all the same
+        took = time.monotonic() - t0
+        if took > slow:
+            compiled += 1
+            logger.info('compiling dynamics kernels (first start after install): %d/%d '
+                        '%s (%.1f s)' % (k, len(steps), what, took))
+    total = time.monotonic() - start
+    if compiled:
+        logger.info('dynamics kernels ready after %.1f s (compiled once; later starts load '
+                    'them from the cache)' % total)
+    return total
+
+
+def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = None,
+             startup_errors: tuple = (), report: Callable[[str, Exception], int] | None = None,
+             before_destroy: Callable[[Any], None] | None = None) -> int:
+    """
+    Prepare the kernels, create the node, spin it until shutdown and stop it cleanly.
+
+    SIGINT and SIGTERM only ask the spin loop to stop (rclpy's own handler is not
+    installed, so the context stays valid for ``before_destroy``, e.g. a last zero
+    command); while the kernels compile they end the process at once (exit 0, no node
+    exists yet); from the clean-up on, further signals are ignored (the handlers are not
+    restored: the process is about to exit), so a second Ctrl-C cannot interrupt it with a
+    traceback.
+
+    :param name: The node's default name (logger name before the node exists).
+    :param factory: Creates the node (after ``rclpy.init``).
+    :param args: Command-line arguments for rclpy; default ``sys.argv``.
+    :param startup_errors: Exceptions of the factory that mean "cannot start".
+    :param report: Logs such an exception and returns the exit code.
+    :param before_destroy: Called with the node after the spin loop, before it is
+        destroyed, while the context is still valid.
+    :return: The exit code: 0 after a signal or an external shutdown, ``report``'s code
+        after a start-up error.
+    """
+    import rclpy
+    from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+    from rclpy.logging import get_logger
+    from rclpy.signals import SignalHandlerOptions
+
+    stop = threading.Event()
+    spinning = threading.Event()
+
+    def request_stop(signum: int, frame: Any) -> None:
+        stop.set()
+        if not spinning.is_set():
+            # Still compiling, no node yet: nothing to clean up. An exception raised into
+            # numba's compiler would surface as an unrelated error, and numba writes each
+            # cache file atomically, so leaving at once is the clean way out.
+            sys.stderr.write('[%s] stopped by signal %d while preparing the kernels\n'
+                             % (name, signum))
+            sys.stderr.flush()
+            os._exit(EXIT_OK)
+    signals = (signal.SIGINT, signal.SIGTERM)
+    for sig in signals:
+        signal.signal(sig, request_stop)
+    node = None
+    code = EXIT_OK
+    try:
+        rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+        prepare_kernels(get_logger(name))
+        if stop.is_set():
+            return code
+        node = factory()
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+        spinning.set()
+        while not stop.is_set() and rclpy.ok():
+            executor.spin_once(timeout_sec=0.1)
+    except startup_errors as error:
+        code = report(name, error) if report is not None else 1
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        # From here on a signal changes nothing, up to the process's end: SIG_IGN, never the
+        # previous handlers back (the interpreter's exit resets Python handlers, not
+        # SIG_IGN, to the default action, and a second Ctrl-C then killed the process).
+        for sig in signals:
+            signal.signal(sig, signal.SIG_IGN)
+        try:
+            if node is not None:
+                if before_destroy is not None:
+                    before_destroy(node)
+                node.destroy_node()
+        finally:
+            rclpy.try_shutdown()
+    return code

@@ -1,0 +1,92 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The launch files' argument handling (manip_dynamics.ros.launch_helpers), without launch.
+
+Expected texts are the bundled files themselves, read here; a missing executable is one
+that no ROS prefix on this machine has.
+"""
+
+import os
+
+import pytest
+
+from manip_dynamics.bundled import urdf_path
+from manip_dynamics.ros import launch_helpers as lh
+
+
+def _text(name: str) -> str:
+    with open(urdf_path(name), encoding='utf-8') as stream:
+        return stream.read()
+
+
+def test_no_argument_means_the_topic() -> None:
+    """Neither urdf nor robot: '' (the node subscribes to /robot_description)."""
+    assert lh.robot_description('', '') == ''
+    assert lh.robot_description('  ', ' ') == ''
+
+
+def test_bundled_robot_by_name_and_file_by_path() -> None:
+    assert lh.robot_description('', 'cobot7') == _text('cobot7')
+    assert lh.robot_description(urdf_path('planar_2r'), '') == _text('planar_2r')
+
+
+def test_xacro_file_is_expanded(tmp_path) -> None:
+    pytest.importorskip('xacro', reason='xacro not installed')
+    path = tmp_path / 'arm.urdf.xacro'
+    path.write_text('<?xml version="1.0"?>\n'
+                    '<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="x">\n'
+                    '  <xacro:property name="l" value="base"/>\n'
+                    '  <link name="${l}_link"/>\n</robot>\n')
+    text = lh.robot_description(str(path), '')
+    assert '<link name="base_link"/>' in text and '${' not in text
+
+
+def test_bad_arguments_say_what_to_pass(tmp_path) -> None:
+    with pytest.raises(lh.LaunchArgumentError, match='not both'):
+        lh.robot_description(urdf_path('cobot7'), 'cobot7')
+    with pytest.raises(lh.LaunchArgumentError, match='no bundled robot.*cobot7'):
+        lh.robot_description('', 'no_such_arm')
+    with pytest.raises(lh.LaunchArgumentError, match='no such file'):
+        lh.robot_description(str(tmp_path / 'missing.urdf'), '')
+
+
+def test_missing_executable_is_found_and_explained() -> None:
+    wanted = [('manip_dynamics_no_such_package', 'viewer', 'viewer')]
+    missing = lh.missing_executables(wanted)
+    assert missing == wanted
+    message = lh.missing_message(missing)
+    assert 'viewer:=false' in message and 'not installed' in message
+    assert '\n' not in message
+
+
+def test_installed_executable_is_found() -> None:
+    """Our own dynamics_node is found where ros2 run looks (when the package is built)."""
+    path = lh.executable_path('manip_dynamics', 'dynamics_node')
+    if path is None:
+        pytest.skip('manip_dynamics is not installed in a ROS prefix here (no colcon build)')
+    assert os.access(path, os.X_OK)
+    assert lh.missing_executables([('manip_dynamics', 'dynamics_node', 'x')]) == []
+
+
+@pytest.mark.parametrize('text, value', [('true', True), ('False', False), ('1', True),
+                                         ('off', False)])
+def test_is_true(text, value) -> None:
+    assert lh.is_true(text) is value
+
+
+def test_is_true_rejects_other_text() -> None:
+    with pytest.raises(lh.LaunchArgumentError, match='true or false'):
+        lh.is_true('maybe')
