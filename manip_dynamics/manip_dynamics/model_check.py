@@ -54,7 +54,8 @@ from manip_dynamics.errors import URDFError
 from manip_dynamics.model import load_urdf_string, RigidBodyTree
 from manip_dynamics.model.rigid_body_tree import massless_joint_warning
 from manip_dynamics.model.urdf_loader import (
-    dangling_mimic_warning, inertia_warning, parse_urdf, read_urdf_file)
+    dangling_mimic_warning, inertia_warning, links_above_actuated_joints, parse_urdf,
+    read_urdf_file)
 from manip_dynamics.spatial import (
     inertia_defect, INERTIA_FLOOR, inertia_from_urdf, INERTIA_TOLERANCE, make_transform,
     rpy_to_matrix)
@@ -252,6 +253,8 @@ def _check_inertia(name: str, mass: float, values: list[float | None],
 def _link_context(tree: RigidBodyTree | None, children: dict[str, list[object]]
                   ) -> Callable[[str], dict]:
     """Return link -> keyword arguments of :func:`inertia_warning` (where the link is)."""
+    can_be_root = links_above_actuated_joints(children) if tree is not None else set()
+
     def context(name: str) -> dict:
         if tree is None:
             return {}
@@ -261,7 +264,8 @@ def _link_context(tree: RigidBodyTree | None, children: dict[str, list[object]]
         if frame.body < 0:
             return {'bolted_to': tree.root_link}
         return {'moved_by': tree.joints[frame.body].name,
-                'below': tuple(j.child for j in children.get(name, []))}
+                'below': tuple(j.child for j in children.get(name, [])
+                               if j.child in can_be_root)}
     return context
 
 

@@ -399,7 +399,8 @@ def load_urdf_string(xml: str, *, root_link: str | None = None,
             chain.add(parent_joint[link].name)
             link = parent_joint[link].parent
 
-    builder = _TreeBuilder(links, children, chain, root_link)
+    builder = _TreeBuilder(links, children, chain, root_link,
+                           links_above_actuated_joints(children))
     builder.walk()
     for info in builder.joints:
         if info.mimic is not None and info.mimic not in joints:
@@ -419,6 +420,33 @@ def load_urdf_string(xml: str, *, root_link: str | None = None,
                         % (len(tree.warnings), ' | '.join(
                             w.replace('; loaded as written', '') for w in tree.warnings)))
     return tree
+
+
+def links_above_actuated_joints(children: dict[str, list[object]]) -> set[str]:
+    """
+    Return the links that have at least one revolute, continuous or prismatic joint below.
+
+    Those are the links that can serve as ``root_link``.  Iterative (any depth).
+
+    :param children: Link name -> the joints whose parent it is (every link a key).
+    :return: The link names.
+    """
+    order: list[str] = []
+    stack = [name for name in children]
+    seen: set[str] = set()
+    while stack:
+        link = stack.pop()
+        if link in seen:
+            continue
+        seen.add(link)
+        order.append(link)
+        stack.extend(joint.child for joint in children.get(link, []) if joint.child not in seen)
+    found: set[str] = set()
+    for link in reversed(order):  # children before parents (a loop is refused elsewhere)
+        if any(joint.type in _MOVING or joint.child in found
+               for joint in children.get(link, [])):
+            found.add(link)
+    return found
 
 
 def _check_connected(root: str, links: dict, children: dict, parent_joint: dict) -> None:
@@ -449,8 +477,9 @@ class _TreeBuilder:
     """Depth-first walk of the URDF (an explicit stack) that numbers bodies, lumps inertia."""
 
     def __init__(self, links: dict, children: dict, chain: set[str] | None,
-                 root_link: str) -> None:
+                 root_link: str, can_be_root: set[str]) -> None:
         self.links = links
+        self.can_be_root = can_be_root
         self.children = children
         self.chain = chain
         self.root_link = root_link
@@ -515,7 +544,8 @@ class _TreeBuilder:
             return
         mass, com, i_c, defect = inertial
         if defect is not None:
-            below = tuple(j.child for j in self.children[link_name])
+            below = tuple(j.child for j in self.children[link_name]
+                          if j.child in self.can_be_root)
             if body < 0:
                 text = inertia_warning(defect, bolted_to=self.root_link)
             else:
