@@ -432,7 +432,7 @@ def links_above_actuated_joints(children: dict[str, list[object]]) -> set[str]:
     :return: The link names.
     """
     order: list[str] = []
-    stack = [name for name in children]
+    stack = list(children)
     seen: set[str] = set()
     while stack:
         link = stack.pop()

@@ -57,7 +57,8 @@ SUSPECT = {
     'triangle_10_to_50.urdf': {
         'upper_arm': ['0.004, 0.012, 0.032', '(50 % of I3)',
                       "moves with joint 'shoulder_lift'", "root_link='forearm'"],
-        'forearm': ['0.01, 0.02, 0.0334', '(10.2 % of I3)', "leave it out of the model with root_link='hand'"],
+        'forearm': ['0.01, 0.02, 0.0334', '(10.2 % of I3)',
+                    "leave it out of the model with root_link='hand'"],
         'camera': ['8.67232e-06, 0.000668801, 0.00137355', '(50.7 % of I3)',
                    "moves with joint 'elbow'"],
         'finger_link': ['2.30064e-06, 3.48527e-06, 7.2659e-06', '(20.4 % of I3)'],
