@@ -1,0 +1,425 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The ``external_torque_observer`` node: external joint torques, contact and contact wrench.
+
+For every ``/joint_states`` message (position, velocity and the effort the joints applied)
+it runs the library's generalised-momentum observer
+(:class:`manip_dynamics.observers.MomentumObserver`, equations in its docstring) and
+publishes, stamped with the joint_states stamp:
+
+* ``~/contact`` (manip_dynamics_interfaces/Contact): per-joint flags after thresholds with
+  hysteresis, the joint with the largest normalised residual, and the overall flag;
+* ``~/external_torques`` (sensor_msgs/JointState, ``effort`` = r, model order);
+* ``~/external_wrench`` (geometry_msgs/WrenchStamped): the wrench at ``wrench_link``'s
+  origin that explains r, through a damped pseudo-inverse of J^T
+  (:func:`manip_dynamics.observers.estimate_wrench`), in ``wrench_frame``'s axes.
+
+``effort_source`` chooses where the applied torque comes from: ``joint_states`` (its
+``effort`` field: torque-sensing arms, the simulator) or ``commands`` (the latest
+std_msgs/Float64MultiArray on ``commands_topic``, in ``command_joints`` order: arms that
+report no torque). A message that cannot be used (missing or NaN values, joint names that
+do not match the model, a stamp that does not advance, no recent command) gives a warning,
+throttled per kind of problem, and no output; the observer state is left as it was. A
+stamp that goes back (a simulator reset) restarts the observer. Same robot_description
+handling and ``~/set_payload`` service as the other nodes; a new payload or model restarts
+the observer. See docs/ROS_API.md and docs/CONTACT_DETECTION.md.
+"""
+
+import sys
+import time
+from typing import Any, NamedTuple
+
+from geometry_msgs.msg import WrenchStamped
+import numpy as np
+from rcl_interfaces.msg import ParameterDescriptor
+import rclpy
+from rclpy.exceptions import ParameterUninitializedException
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from std_srvs.srv import Trigger
+
+from manip_dynamics.errors import InputError
+from manip_dynamics.observers import (
+    ContactDetector, estimate_wrench, MomentumObserver, wrench_in_axes)
+from manip_dynamics.robot_model import RobotModel
+from manip_dynamics.ros.conversions import (
+    array_to_wrench, command_to_model_order, joint_state_arrays, joint_state_message)
+from manip_dynamics.ros.payloads import apply_payload_request, Payloads
+from manip_dynamics.ros.robot_description import (
+    declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
+    param_strings, report_startup_error, RobotDescriptionSource, STARTUP_ERRORS, StartupError)
+from manip_dynamics_interfaces.msg import Contact
+from manip_dynamics_interfaces.srv import SetPayload
+
+#: Default node name (also the executable's name).
+NODE_NAME = 'external_torque_observer'
+
+#: joint_states QoS: best effort matches reliable and best-effort publishers alike.
+JOINT_STATES_QOS = QoSProfile(depth=50, reliability=ReliabilityPolicy.BEST_EFFORT)
+
+#: Commands QoS: what gravity_compensation_node and ros2_controllers publish with.
+COMMANDS_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+
+#: Where the applied torque comes from.
+EFFORT_SOURCES = ('joint_states', 'commands')
+
+#: Seconds between two warnings of the same kind.
+WARN_PERIOD = 2.0
+
+
+class _Plan(NamedTuple):
+    """Everything the per-message computation reads for one model; swapped as a whole."""
+
+    model: RobotModel
+    observer: MomentumObserver
+    detector: ContactDetector
+    wrench_link: str
+    wrench_frame: str
+    frame_is_root: bool
+
+
+def _per_joint(values: list[float], default: float, model: RobotModel, what: str) -> np.ndarray:
+    """Return ``values`` (one per joint, model order) or ``default`` for every joint."""
+    if not values:
+        return np.full(model.dof, default)
+    if len(values) != model.dof:
+        raise StartupError('parameter %s has %d values but the model has %d joints %s' % (
+            what, len(values), model.dof, list(model.joint_names)))
+    return np.array(values, dtype=np.float64)
+
+
+class ExternalTorqueObserverNode(Node):
+    """Estimate external torques, contact and contact wrench from joint states."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        """
+        Declare and check the parameters, then create the model source and interfaces.
+
+        :param kwargs: Passed to :class:`rclpy.node.Node`.
+        :raises StartupError: A bad parameter, or a robot_description parameter that does not
+            load or does not fit the parameters.
+        """
+        super().__init__(NODE_NAME, **kwargs)
+        urdf, build = declare_model_parameters(self)
+        self.joint_states_topic = param_string(
+            self, 'joint_states_topic', '/joint_states', 'sensor_msgs/JointState input topic')
+        self.effort_source = param_string(
+            self, 'effort_source', 'joint_states',
+            'Applied torque: joint_states (its effort field) or commands (commands_topic)')
+        self.commands_topic = param_string(
+            self, 'commands_topic', '/effort_controller/commands',
+            'std_msgs/Float64MultiArray effort commands (effort_source commands)')
+        self.command_joints = param_strings(
+            self, 'command_joints',
+            'Joint order of the commands; empty = model order (effort_source commands)')
+        self.command_timeout = param_float(
+            self, 'command_timeout', 0.1,
+            'A command older than this [s, wall clock] is not used (effort_source commands)',
+            low=0.0, low_open=True)
+        self.gain = param_float(
+            self, 'gain', 50.0, 'Observer gain K [1/s] of every joint (time constant 1/K)',
+            low=0.0, low_open=True)
+        self.gains = self._float_list('gains', 'Per-joint gains [1/s], model order; empty = '
+                                      'gain for every joint')
+        self.threshold = param_float(
+            self, 'threshold', 1.0, 'Contact threshold on |r_i| [N m or N] of every joint',
+            low=0.0, low_open=True)
+        self.thresholds = self._float_list(
+            'thresholds', 'Per-joint contact thresholds [N m or N], model order; empty = '
+            'threshold for every joint')
+        self.hysteresis = param_float(
+            self, 'hysteresis', 0.5,
+            'A joint leaves contact when |r_i| < (1 - hysteresis) * threshold', low=0.0,
+            high=0.99)
+        self.include_friction = param_bool(
+            self, 'include_friction', True,
+            'Subtract the URDF joint friction b qd + f_c tanh(qd / v_s) (as the simulator '
+            'applies it)')
+        self.max_step = param_float(
+            self, 'max_step', 0.1,
+            'Largest joint_states spacing [s]; a longer gap restarts the observer', low=0.0,
+            low_open=True)
+        self.wrench_link = param_string(
+            self, 'wrench_link', '',
+            'Link whose origin the wrench estimate acts at; empty = tip_link, else the last '
+            'link of the model')
+        self.wrench_frame = param_string(
+            self, 'wrench_frame', '',
+            'Axes of ~/external_wrench: empty = wrench_link; a link name, or world (= the '
+            'root link)')
+        self.wrench_damping = param_float(
+            self, 'wrench_damping', 0.01,
+            'Damping lambda of the pseudo-inverse (J J^T + lambda^2 I)^-1 J [m]', low=0.0)
+        if self.effort_source not in EFFORT_SOURCES:
+            raise StartupError('parameter effort_source must be one of %s, got %r' % (
+                list(EFFORT_SOURCES), self.effort_source))
+        if not self.joint_states_topic:
+            raise StartupError('parameter joint_states_topic must not be empty')
+        if self.effort_source == 'commands' and not self.commands_topic:
+            raise StartupError('parameter commands_topic must not be empty')
+
+        self._payloads: Payloads = {}
+        self._plan: _Plan | None = None
+        self._command: np.ndarray | None = None
+        self._command_time = -float('inf')
+        self._last_warning: dict[str, float] = {}
+        self.rejected = 0
+
+        self.contact_pub = self.create_publisher(Contact, '~/contact', 10)
+        self.torques_pub = self.create_publisher(JointState, '~/external_torques', 10)
+        self.wrench_pub = self.create_publisher(WrenchStamped, '~/external_wrench', 10)
+        self.source = RobotDescriptionSource(self, urdf, build, on_model=self._prepare)
+        self.joint_states_sub = self.create_subscription(
+            JointState, self.joint_states_topic, self.joint_states_callback,
+            JOINT_STATES_QOS)
+        self.commands_sub = None
+        if self.effort_source == 'commands':
+            self.commands_sub = self.create_subscription(
+                Float64MultiArray, self.commands_topic, self.commands_callback, COMMANDS_QOS)
+        self.create_service(SetPayload, '~/set_payload', self.set_payload_callback)
+        self.create_service(Trigger, '~/reset', self.reset_callback)
+        self.get_logger().info(
+            'observing %s with efforts from %s: gain %s 1/s, threshold %s, hysteresis %g' % (
+                self.joint_states_topic,
+                self.joint_states_topic if self.effort_source == 'joint_states'
+                else self.commands_topic, self.gains or self.gain,
+                self.thresholds or self.threshold, self.hysteresis))
+
+    def _float_list(self, name: str, description: str) -> list[float]:
+        """Declare an optional array-of-numbers parameter; return it (empty when unset)."""
+        self.declare_parameter(name, Parameter.Type.DOUBLE_ARRAY,
+                               ParameterDescriptor(description=description, read_only=True))
+        try:
+            values = list(self.get_parameter(name).value)
+        except ParameterUninitializedException:
+            return []
+        if not all(np.isfinite(v) for v in values):
+            raise StartupError('parameter %s must be finite numbers, got %s' % (name, values))
+        return [float(v) for v in values]
+
+    # ------------------------------------------------------------------ model
+    def _prepare(self, model: RobotModel) -> None:
+        """
+        Vet a new model against the parameters and install the observer for it.
+
+        :raises ValueError: Gains or thresholds of the wrong length, unknown link or frame,
+            command joints the model lacks (the model is then rejected).
+        """
+        gains = _per_joint(self.gains, self.gain, model, 'gains')
+        thresholds = _per_joint(self.thresholds, self.threshold, model, 'thresholds')
+        link = self.wrench_link or model.tip_link or model.link_names[-1]
+        if link not in model.link_names:
+            raise StartupError('parameter wrench_link %r is not a link of the model %s' % (
+                link, list(model.link_names)))
+        frame = self.wrench_frame or link
+        if frame == 'world':
+            frame = model.root_link
+        if frame not in model.link_names:
+            raise StartupError("parameter wrench_frame %r is neither 'world' nor a link of "
+                               'the model %s' % (self.wrench_frame, list(model.link_names)))
+        if self.effort_source == 'commands':
+            for name in self.command_joints:
+                model.joint_index(name)
+        for payload_link, (mass, com, inertia) in list(self._payloads.items()):
+            try:
+                model.set_payload(payload_link, mass, com, inertia)
+            except ValueError as error:
+                self.get_logger().warning('dropped the payload on %r: %s' % (
+                    payload_link, error))
+                self._payloads.pop(payload_link, None)
+        observer = MomentumObserver(model, gains, include_friction=self.include_friction,
+                                    max_step=self.max_step)
+        detector = ContactDetector(thresholds, self.hysteresis)
+        self._plan = _Plan(model, observer, detector, link, frame, frame == model.root_link)
+        self.get_logger().info('observer for %r: gains %s 1/s, thresholds %s; wrench at %r in '
+                               'the axes of %r' % (model.name, gains.tolist(),
+                                                   thresholds.tolist(), link, frame))
+
+    # ------------------------------------------------------------------ input
+    def _reject(self, kind: str, text: str) -> None:
+        """Count an unusable message and warn, at most once per WARN_PERIOD per kind."""
+        self.rejected += 1
+        now = time.monotonic()
+        if now - self._last_warning.get(kind, -float('inf')) >= WARN_PERIOD:
+            self._last_warning[kind] = now
+            self.get_logger().warning('ignoring %s (%d ignored so far): %s' % (
+                'a command' if kind.startswith('command') else 'joint_states', self.rejected,
+                text))
+
+    def commands_callback(self, msg: Float64MultiArray) -> None:
+        """Keep the latest good effort command (effort_source commands)."""
+        plan = self._plan
+        if plan is None:
+            return
+        try:
+            names = self.command_joints or list(plan.model.joint_names)
+            self._command = command_to_model_order(plan.model, names, msg.data)
+            self._command_time = time.monotonic()
+        except ValueError as error:
+            self._reject('command', '%s: %s' % (self.commands_topic, error))
+
+    def _efforts(self, model: RobotModel, msg: JointState) -> np.ndarray | None:
+        """Return the applied torques in model order, or None after a warning."""
+        if self.effort_source == 'commands':
+            if self._command is None:
+                self._reject('command missing', 'no effort command on %s yet'
+                             % self.commands_topic)
+                return None
+            if time.monotonic() - self._command_time > self.command_timeout:
+                self._reject('command stale', 'the last command on %s is older than %g s' % (
+                    self.commands_topic, self.command_timeout))
+                return None
+            return self._command
+        if len(msg.effort) == 0:
+            self._reject('no effort', 'the message has no effort values; set effort_source '
+                         'to commands for an arm that reports no torque')
+            return None
+        try:
+            return model.to_model_order(list(msg.name), msg.effort, what='joint_states effort',
+                                        allow_extra=True)
+        except ValueError as error:
+            self._reject('effort', str(error))
+            return None
+
+    def joint_states_callback(self, msg: JointState) -> None:
+        """Run the observer on one joint_states message and publish its outputs."""
+        plan = self._plan
+        if plan is None:
+            self._reject('no model', NO_MODEL_MESSAGE)
+            return
+        model = plan.model
+        try:
+            q, qd = joint_state_arrays(model, msg)
+        except ValueError as error:
+            self._reject('state', str(error))
+            return
+        if qd is None:
+            self._reject('no velocity', 'the message has no velocities')
+            return
+        tau = self._efforts(model, msg)
+        if tau is None:
+            return
+        stamp = msg.header.stamp
+        t = stamp.sec + 1e-9 * stamp.nanosec
+        observer = plan.observer
+        if t == 0.0:
+            self._reject('stamp', 'header.stamp is zero')
+            return
+        if observer.time is not None and t < observer.time:
+            self.get_logger().info('joint_states time went back from %.6f s to %.6f s (a '
+                                   'simulator reset?): observer restarted' % (observer.time, t))
+            observer.reset()
+            plan.detector.reset()
+        try:
+            r = observer.update(t, q, qd, tau)
+            state = plan.detector.update(r)
+            jac = model.jacobian(q, plan.wrench_link)
+            wrench = estimate_wrench(jac, r, self.wrench_damping)
+            if not plan.frame_is_root:
+                wrench = wrench_in_axes(wrench, model.link_transform(q, plan.wrench_frame)[:3, :3])
+        except InputError as error:
+            self._reject('time' if 'sample time' in str(error) else 'observer', str(error))
+            return
+        names = model.joint_names
+        contact = Contact()
+        contact.header.stamp = stamp
+        contact.joint_names = list(names)
+        contact.joint_contact = [bool(f) for f in state.flags]
+        contact.normalized_residual = state.ratios.tolist()
+        contact.strongest_joint = names[state.strongest]
+        contact.strongest_normalized_residual = float(state.ratios[state.strongest])
+        contact.contact = state.contact
+        self.contact_pub.publish(contact)
+        self.torques_pub.publish(joint_state_message(names, r, stamp))
+        out = WrenchStamped()
+        out.header.stamp = stamp
+        out.header.frame_id = plan.wrench_frame
+        out.wrench = array_to_wrench(wrench)
+        self.wrench_pub.publish(out)
+
+    # ------------------------------------------------------------------ services
+    def _restart(self) -> None:
+        plan = self._plan
+        if plan is not None:
+            plan.observer.reset()
+            plan.detector.reset()
+
+    def set_payload_callback(self, request: SetPayload.Request,
+                             response: SetPayload.Response) -> SetPayload.Response:
+        """Attach (mass > 0) or remove (mass = 0) a payload; the observer restarts."""
+        plan = self._plan
+        if plan is None:
+            response.success = False
+            response.message = NO_MODEL_MESSAGE
+            return response
+        try:
+            response.message = apply_payload_request(plan.model, self._payloads, request)
+        except ValueError as error:
+            response.success = False
+            response.message = str(error)
+            self.get_logger().warning('set_payload: %s' % error)
+            return response
+        self._restart()
+        response.success = True
+        self.get_logger().info('set_payload: %s; observer restarted' % response.message)
+        return response
+
+    def reset_callback(self, request: Trigger.Request,
+                       response: Trigger.Response) -> Trigger.Response:
+        """Restart the observer (r = 0 from the next message on) and clear the contacts."""
+        if self._plan is None:
+            response.success = False
+            response.message = NO_MODEL_MESSAGE
+            return response
+        self._restart()
+        response.success = True
+        response.message = 'observer restarted'
+        return response
+
+
+def main(args: list[str] | None = None) -> int:
+    """
+    Run the observer node until Ctrl-C or an external shutdown.
+
+    :param args: Command-line arguments (ROS arguments included); default ``sys.argv``.
+    :return: Exit code: 0 after a normal shutdown, 1 when the start-up parameters or the
+        robot_description parameter are unusable.
+    """
+    rclpy.init(args=args)
+    node = None
+    code = 0
+    try:
+        node = ExternalTorqueObserverNode()
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+        executor.spin()
+    except STARTUP_ERRORS as error:
+        code = report_startup_error(NODE_NAME, error)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return code
+
+
+if __name__ == '__main__':
+    sys.exit(main())
