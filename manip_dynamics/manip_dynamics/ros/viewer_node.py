@@ -334,8 +334,8 @@ class ViewerNode(Node):
         else:
             rows.append(('external torque', 'no observer'))
         if wrench is not None:
-            rows.append(('estimated force', '%.1f N at %s' % (np.linalg.norm(wrench[1]),
-                                                             wrench[0])))
+            force = float(np.linalg.norm(wrench[1]))
+            rows.append(('estimated force', '%.1f N at %s' % (force, wrench[0])))
         if contact is not None:
             rows.append(('contact', '**YES** (%s)' % contact[2] if contact[1] else 'no'))
         return rows

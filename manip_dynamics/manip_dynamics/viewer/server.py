@@ -179,7 +179,7 @@ class ArmView:
             for i, visual in enumerate(scene.visuals):
                 name = '/robot/%s/v%d_%s' % (visual.link, i, visual.kind)
                 pose = visual.T_link_visual
-                kwargs = dict(position=tuple(pose[:3, 3]), wxyz=tuple(_wxyz(pose[:3, :3])))
+                kwargs = {'position': tuple(pose[:3, 3]), 'wxyz': tuple(_wxyz(pose[:3, :3]))}
                 rgb = colour_bytes(visual.rgba)
                 opacity = None if visual.rgba[3] >= 0.999 else float(visual.rgba[3])
                 if visual.kind == 'box':

@@ -160,7 +160,7 @@ def read_png(path: str) -> np.ndarray:
 
 #: JavaScript that hides the client's notifications (e.g. "Software WebGL rendering
 #: detected", shown because the test browser has no GPU).
-HIDE_NOTIFICATIONS = """
+HIDE_NOTIFICATIONS = '''
 (() => {
   let n = 0;
   for (const el of document.querySelectorAll('[class*="Notification"]')) {
@@ -168,4 +168,4 @@ HIDE_NOTIFICATIONS = """
   }
   return n;
 })()
-"""
+'''

@@ -17,9 +17,10 @@ The viewer in a real browser: headless Chromium looks at the live arm while it i
 
 The simulator holds the default arm under gravity compensation and the viewer node serves
 the page; Chromium (Debian's ``chromium``; ``make test-browser`` installs it) opens it. The
-test waits until the arm is drawn, pushes the arm through the simulator's
-``~/apply_wrench`` (15 N sideways on the flange for 1 s), and takes two screenshots a second
-apart. Checks, on the 3D canvas (the panel excluded):
+test waits until the arm is drawn, takes a screenshot, pushes the arm through the
+simulator's ``~/apply_wrench`` (15 N sideways on the flange for 1 s) and takes a second
+screenshot a second later (on a machine too loaded for the page to have changed yet, one
+more each second, for at most 10 s). Checks, on the 3D canvas (the panel excluded):
 
 * the arm is drawn: pixels that differ from the page's background cover a plausible share
   of the canvas (0.5 % to 60 %), and each of the URDF's three material colours (light
@@ -38,19 +39,16 @@ import math
 import os
 import re
 import shutil
-import sys
 import threading
 import time
 
+from headless_chromium import CHROMIUM, HeadlessChromium, HIDE_NOTIFICATIONS
 import numpy as np
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from headless_chromium import CHROMIUM, HeadlessChromium, HIDE_NOTIFICATIONS  # noqa: E402
-
 if not os.path.exists(CHROMIUM):
-    pytest.skip('%s is missing: install Debian\'s chromium package (make test-browser does)'
+    pytest.skip("%s is missing: install Debian's chromium package (make test-browser does)"
                 % CHROMIUM, allow_module_level=True)
 pytest.importorskip('viser', reason='viser (the [viewer] extra) is not installed')
 rclpy = pytest.importorskip('rclpy', reason='rclpy not installed')
@@ -126,21 +124,24 @@ def viewer_url(proc) -> str | None:
     return found.group(1) if found else None
 
 
-def push_through_simulator(node, timeout: float) -> bool:
-    """Push the flange sideways for 1 s with ~/apply_wrench; False when there is none."""
+def apply_wrench_client(node, timeout: float):
+    """Return a client of the simulator's ~/apply_wrench, or None when there is none."""
     try:
         from manip_dynamics_interfaces.srv import ApplyWrench
     except ImportError:
-        return False
+        return None
     client = node.create_client(ApplyWrench, '/simulator/apply_wrench')
-    if not client.wait_for_service(timeout_sec=timeout):
-        return False
+    return client if client.wait_for_service(timeout_sec=timeout) else None
+
+
+def push(client) -> None:
+    """Push the flange sideways (world +y) with 15 N for 1 s."""
+    from manip_dynamics_interfaces.srv import ApplyWrench
     request = ApplyWrench.Request(link='cobot7_flange', frame='world', duration=1.0)
     request.wrench.force.y = 15.0
     future = client.call_async(request)
     wait_for(future.done, 10.0, 'the answer of ~/apply_wrench')
     assert future.result().success, future.result().message
-    return True
 
 
 @pytest.mark.rostest
@@ -195,7 +196,8 @@ def test_browser_shows_the_arm_and_its_motion(ros_node, tmp_path) -> None:
             return 0.005 < arm < 0.6
         wait_for(drawn, 120.0, 'the arm to appear in the page', period=1.0)
 
-        pushed = push_through_simulator(ros_node, timeout=15.0)
+        client = apply_wrench_client(ros_node, timeout=15.0)
+        pushed = client is not None
         if not pushed:
             print('simulator_node has no ~/apply_wrench: the test moves the arm by '
                   'publishing /joint_states itself')
@@ -216,30 +218,38 @@ def test_browser_shows_the_arm_and_its_motion(ros_node, tmp_path) -> None:
             time.sleep(2.0)
         browser.evaluate(HIDE_NOTIFICATIONS)
         before = browser.screenshot(first)
-        if not pushed:
+        mask_before = arm_mask(before)
+        if pushed:
+            push(client)
+        else:
             moved['value'] = True
-        time.sleep(1.0)
+        # the second screenshot a second later; on a machine so loaded that the page has not
+        # changed yet, more a second apart each, for at most 10 s (a generous timeout)
         second = os.path.join(ARTEFACTS, 'viewer_2.png')
-        after = browser.screenshot(second)
+        for waited in range(1, 11):
+            time.sleep(1.0)
+            after = browser.screenshot(second)
+            mask_after = arm_mask(after)
+            changed = (np.count_nonzero(mask_before ^ mask_after)
+                       / max(1, np.count_nonzero(mask_before | mask_after)))
+            if changed > 0.03:
+                break
         for name in ('viewer_1.png', 'viewer_2.png'):
             shutil.copy(os.path.join(ARTEFACTS, name), tmp_path / name)
 
         canvas = HEIGHT * PANEL_LEFT
-        mask_before, mask_after = arm_mask(before), arm_mask(after)
         share = np.count_nonzero(mask_before) / canvas
         shares = material_shares(before, mask_before)
-        changed = (np.count_nonzero(mask_before ^ mask_after)
-                   / max(1, np.count_nonzero(mask_before | mask_after)))
         print('arm covers %.1f %% of the canvas; materials %s; %.1f %% of the arm pixels '
-              'changed in 1 s (%s); screenshots in %s' % (
+              'changed in %d s (%s); screenshots in %s' % (
                   100 * share, {k: '%.2f %%' % (100 * v) for k, v in shares.items()},
-                  100 * changed, 'pushed by ~/apply_wrench' if pushed
+                  100 * changed, waited, 'pushed by ~/apply_wrench' if pushed
                   else 'moved by published joint_states', ARTEFACTS))
         assert 0.005 < share < 0.6, 'the arm covers %.2f %% of the canvas' % (100 * share)
         for name, value in shares.items():
             assert value > 0.0005, 'no %s pixels of the arm (%.3f %%)' % (name, 100 * value)
-        assert changed > 0.03, 'the arm did not move in the page: %.2f %% changed' % (
-            100 * changed)
+        assert changed > 0.03, 'the arm did not move in the page within 10 s: %.2f %% ' \
+            'changed; viewer log %s' % (100 * changed, procs['viewer'].log_path)
         assert math.isfinite(changed)
     finally:
         stop_publishing.set()

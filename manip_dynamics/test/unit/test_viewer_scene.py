@@ -40,7 +40,7 @@ L1, L2 = 0.5, 0.3
 
 def planar_urdf(extra_visuals: str = '') -> str:
     """Return a planar 2R arm about z with links along x and visuals of every kind."""
-    return f"""<?xml version="1.0"?>
+    return f'''<?xml version="1.0"?>
 <robot name="planar">
   <material name="blue"><color rgba="0.1 0.2 0.9 1"/></material>
   <link name="base">
@@ -69,7 +69,7 @@ def planar_urdf(extra_visuals: str = '') -> str:
     <limit lower="-3" upper="3" effort="20" velocity="2"/></joint>
   <joint name="tool_joint" type="fixed"><parent link="link2"/><child link="tool"/>
     <origin xyz="{L2} 0 0"/></joint>
-</robot>"""
+</robot>'''
 
 
 def visual_world_pose(scene: RobotScene, q: np.ndarray, name: str) -> np.ndarray:
