@@ -234,8 +234,11 @@ def _check_inertia(name: str, mass: float, values: list[float | None],
     defect = inertia_defect(tensor)
     if defect is not None:
         where = context()
-        severity = 'info' if where.pop('outside', False) else 'warning'
-        add(severity, 'link', name, inertia_warning(defect, **where))
+        if where.pop('outside', False):
+            add('info', 'link', name, inertia_warning(defect) + '; the link is outside the '
+                'model (above its root link), so this does not count')
+        else:
+            add('warning', 'link', name, inertia_warning(defect, **where))
         return None
     if float(np.max(np.abs(moments))) <= tol:
         if mass > 0.0:

@@ -239,3 +239,13 @@ def test_cli_strict_option_refuses_suspect_models():
     assert code == 0 and 'hip' in text
     with pytest.raises(URDFError, match='strict'):
         _cli('gravity', path, '--q', '0.3,-0.5', '--strict')
+
+
+def test_check_with_root_link_notes_defects_outside_the_model():
+    findings = check_urdf_file(fixture_path('triangle_10_to_50.urdf'), root_link='forearm')
+    upper = [f for f in findings if f.name == 'upper_arm']
+    assert len(upper) == 1 and upper[0].severity == 'info'
+    assert 'outside the model' in upper[0].message
+    forearm = [f for f in findings if f.name == 'forearm']
+    assert len(forearm) == 1 and forearm[0].severity == 'warning'
+    assert "bolted to the root link 'forearm'" in forearm[0].message
