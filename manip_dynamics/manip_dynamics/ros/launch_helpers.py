@@ -117,12 +117,13 @@ def missing_message(missing: Iterable[tuple[str, str, str]]) -> str:
     Return the one-line explanation for missing executables.
 
     :param missing: ``(package, executable, argument)`` triples.
-    :return: E.g. ``rviz2 (package rviz2) is not installed: install it or pass rviz:=false``.
+    :return: E.g. ``rviz2 (package rviz2) is not installed: install it (...) or pass
+        rviz:=false. Nothing was started.``
     """
     return '; '.join('%s (package %s) is not installed: install it (apt install '
-                     'ros-$ROS_DISTRO-%s) or pass %s:=false; nothing was started' % (
+                     'ros-$ROS_DISTRO-%s) or pass %s:=false' % (
                          executable, package, package.replace('_', '-'), argument)
-                     for package, executable, argument in missing)
+                     for package, executable, argument in missing) + '. Nothing was started.'
 
 
 def is_true(value: str) -> bool:
