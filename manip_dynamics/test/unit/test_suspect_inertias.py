@@ -27,6 +27,7 @@ only elements the dynamics ignore load without any warning, also in strict mode.
 """
 
 import io
+import json
 import os
 import re
 import xml.etree.ElementTree as ElementTree
@@ -249,3 +250,11 @@ def test_check_with_root_link_notes_defects_outside_the_model():
     forearm = [f for f in findings if f.name == 'forearm']
     assert len(forearm) == 1 and forearm[0].severity == 'warning'
     assert "bolted to the root link 'forearm'" in forearm[0].message
+
+
+def test_cli_info_lists_each_warning_once():
+    code, text = _cli('info', fixture_path('triangle_10_to_50.urdf'), '--json')
+    assert code == 0
+    warnings = json.loads(text)['warnings']
+    for link in SUSPECT['triangle_10_to_50.urdf']:
+        assert len([w for w in warnings if "link '%s':" % link in w]) == 1, warnings
