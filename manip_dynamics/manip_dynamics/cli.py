@@ -168,6 +168,7 @@ def read_description(source: str, xacro_args: Sequence[str] = ()) -> tuple[str, 
         robot name such as ``cobot7``.
     :param xacro_args: ``name:=value`` mappings for xacro.
     :raises CliError: Missing file, xacro not installed, xacro failure.
+    :raises URDFError: The file cannot be read or is not UTF-8 text (a binary file).
     """
     path = source
     if not os.path.exists(path):
@@ -184,12 +185,8 @@ def read_description(source: str, xacro_args: Sequence[str] = ()) -> tuple[str, 
         return _expand_xacro(path, xacro_args), path
     if xacro_args:
         raise CliError('--xacro-arg given but %r is not a .xacro file' % source)
-    try:
-        with open(path, 'r', encoding='utf-8') as stream:
-            return stream.read(), path
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CliError('cannot read %r: %s' % (path, getattr(exc, 'strerror', None) or exc)
-                       ) from None
+    from manip_dynamics.model.urdf_loader import read_urdf_file
+    return read_urdf_file(path), path  # URDFError for unreadable or binary files
 
 
 def _bundled_names() -> list[str]:
@@ -227,7 +224,7 @@ def load_model(args: argparse.Namespace):
     gravity = (0.0, 0.0, -9.81) if args.gravity is None else parse_vector(
         args.gravity, 3, '--gravity')
     return RobotModel.from_urdf_string(xml, root_link=args.root_link, tip_link=args.tip_link,
-                                       gravity=gravity)
+                                       gravity=gravity, strict=args.strict)
 
 
 # ---------------------------------------------------------------------- helpers
@@ -271,10 +268,12 @@ def cmd_info(args: argparse.Namespace, out: TextIO) -> int:
     xml, _ = read_description(args.urdf, args.xacro_arg or ())
     robot, _ = parse_urdf(xml)
     tree = model.tree
-    findings = [f for f in check_urdf_string(xml, root_link=args.root_link,
-                                             tip_link=args.tip_link)
+    findings = [str(f) for f in check_urdf_string(xml, root_link=args.root_link,
+                                                  tip_link=args.tip_link)
                 if f.severity in ('error', 'warning')]
-    warnings = list(model.warnings) + [str(f) for f in findings]
+    # check reports the loader's warnings with the same text: list each once
+    warnings = findings + [w for w in model.warnings
+                           if not any(f.endswith(w) for f in findings)]
     if tree.locked_joints:
         warnings.append('joints locked at 0 (off the root -> tip chain): %s'
                         % ', '.join(tree.locked_joints))
@@ -336,14 +335,14 @@ def cmd_info(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     """Check inertial data and limits; exit 1 when an error is found."""
     from manip_dynamics.errors import URDFError
-    from manip_dynamics.model_check import Finding, has_errors, check_urdf_string
+    from manip_dynamics.model_check import check_urdf_string, fails_strict, Finding, has_errors
     xml, label = read_description(args.urdf, args.xacro_arg or ())
     try:
         findings = check_urdf_string(xml, root_link=args.root_link, tip_link=args.tip_link)
     except URDFError as exc:
         findings = [Finding('error', 'robot', os.path.basename(label), str(exc))]
-    failed = has_errors(findings) or (args.strict and any(
-        f.severity == 'warning' for f in findings))
+    # --strict fails on physics only: parser notes and the like are 'info', never a failure
+    failed = fails_strict(findings) if args.strict else has_errors(findings)
     counts = {s: sum(1 for f in findings if f.severity == s)
               for s in ('error', 'warning', 'info')}
     if args.json:
@@ -738,7 +737,8 @@ _EXAMPLES = {
     'info': 'example:\n  manip-dynamics info cobot7\n  manip-dynamics info my_arm.urdf.xacro '
             '--json',
     'check': 'example:\n  manip-dynamics check my_arm.urdf\n'
-             'exit code 0: no error (warnings allowed unless --strict), 1: errors found',
+             'exit code 0: no error (physically suspect data is a warning, allowed unless '
+             '--strict), 1: errors found',
     'id': 'example:\n  manip-dynamics id cobot7 --q cobot7_joint2=0.5,cobot7_joint4=-1.5 '
           '--qdd 0.1,0,0,0,0,0,0',
     'fd': 'example:\n  manip-dynamics fd planar_2r --gravity 0,-9.81,0 --q 0.3,0.2 --tau 10,2',
@@ -772,6 +772,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help='gravity acceleration in the root frame [m/s^2] (default 0,0,-9.81)')
     group.add_argument('--xacro-arg', metavar='NAME:=VALUE', action='append',
                        help='xacro argument (repeatable)')
+    group.add_argument('--strict', action='store_true',
+                       help='refuse physically suspect data (inertias that no rigid body '
+                       'has, joints that move no mass) instead of warning; check: fail on '
+                       'warnings')
     group.add_argument('--json', action='store_true', help='print one JSON document')
     group.add_argument('--debug', action='store_true',
                        help='show Python warnings and tracebacks')
@@ -797,8 +801,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     add('info', cmd_info, 'kinematic tree, joints and limits, body masses and centres of '
         'mass, total mass, warnings')
-    p = add('check', cmd_check, 'validate inertial data and limits (exit 1 on errors)')
-    p.add_argument('--strict', action='store_true', help='treat warnings as errors')
+    p = add('check', cmd_check, 'validate inertial data and limits (exit 1 on errors), '
+            'list physically suspect data with suggested corrections')
     p.add_argument('--verbose', action='store_true', help='also show notes (info)')
 
     def state(p: argparse.ArgumentParser, *names: str) -> None:
