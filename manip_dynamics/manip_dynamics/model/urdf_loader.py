@@ -298,6 +298,12 @@ def link_inertial(link: object) -> tuple[float, np.ndarray, np.ndarray,
     return mass, t_link_inertial[:3, 3].copy(), rot @ i_local @ rot.T, inertia_defect(i_local)
 
 
+def _link_inertial(link: object) -> tuple[float, np.ndarray, np.ndarray] | None:
+    """Return ``(mass, com, inertia about the com)`` of :func:`link_inertial`, or None."""
+    found = link_inertial(link)
+    return None if found is None else found[:3]
+
+
 def inertia_warning(defect: InertiaDefect, *, bolted_to: str | None = None,
                     moved_by: str | None = None, below: tuple[str, ...] = ()) -> str:
     """
