@@ -46,6 +46,7 @@ iterative: depth is limited by memory only.
 """
 
 import math
+import re
 import threading
 import xml.etree.ElementTree as ElementTree
 
@@ -91,20 +92,28 @@ def read_urdf_file(path: str) -> str:
     """
     Return the text of a URDF file.
 
-    :param path: Path of the file (UTF-8, a byte-order mark is allowed).
+    :param path: Path of the file (UTF-8, a byte-order mark is allowed, or the encoding its
+        XML declaration names).
     :return: Its text.
-    :raises URDFError: The file cannot be read, or is not UTF-8 text (a binary file).
+    :raises URDFError: The file cannot be read, or is not text in that encoding (a binary
+        file).
     """
     try:
         with open(path, 'rb') as stream:
             data = stream.read()
     except OSError as exc:
         raise URDFError('cannot read URDF file %r: %s' % (str(path), exc.strerror)) from None
+    declared = re.match(rb'<\?xml[^>]*encoding=["\']([A-Za-z0-9._-]+)["\']', data)
+    encoding = declared.group(1).decode('ascii') if declared else 'utf-8-sig'
     try:
-        return data.decode('utf-8-sig')
+        return data.decode('utf-8-sig' if encoding.lower() in ('utf-8', 'utf8') else encoding)
     except UnicodeDecodeError as exc:
-        raise URDFError('URDF file %r is not UTF-8 text (byte %d): is it a binary file, e.g. '
-                        'a mesh or a compressed archive?' % (str(path), exc.start)) from None
+        raise URDFError('URDF file %r is not %s text (byte %d): is it a binary file, e.g. a '
+                        'mesh or a compressed archive?' % (str(path), encoding.upper().replace(
+                            '-SIG', ''), exc.start)) from None
+    except LookupError:
+        raise URDFError('URDF file %r declares the unknown encoding %r' % (
+            str(path), encoding)) from None
 
 
 def load_urdf_file(path: str, *, root_link: str | None = None, tip_link: str | None = None,
@@ -171,16 +180,15 @@ def parse_urdf(xml: str | bytes) -> tuple[object, list[str]]:
         a ``<robot>`` without a name, or a link or joint urdfdom would refuse too (e.g. a
         ``<limit>`` without ``effort``).
     """
-    if isinstance(xml, str):
-        data = xml.encode('utf-8')
-    elif isinstance(xml, (bytes, bytearray)):
-        data = bytes(xml)
-    else:
+    if isinstance(xml, (bytes, bytearray)):
+        xml = bytes(xml)  # decoded by the XML parser, as its declaration says
+    elif not isinstance(xml, str):
         raise URDFError('URDF must be a string, got %s' % type(xml).__name__)
-    if not data.strip():
+    if not xml.strip():
         raise URDFError('URDF is empty')
     try:
-        root = ElementTree.fromstring(data)
+        # A str is parsed as the text it is, whatever encoding its declaration names.
+        root = ElementTree.fromstring(xml)
     except ElementTree.ParseError as exc:
         raise URDFError('malformed URDF: the XML does not parse: %s' % exc) from None
     except (ValueError, LookupError) as exc:  # e.g. an unknown declared encoding

@@ -254,3 +254,14 @@ def test_model_messages_print_numpy_nan_plainly():
     with pytest.raises(ValueError) as info:
         RobotModel(model.tree, friction_velocity=nan)
     assert 'nan' in str(info.value) and 'np.float64' not in str(info.value)
+
+
+def test_declared_encoding_is_honoured(tmp_path):
+    text = robot(*ARM).replace('<?xml version="1.0"?>',
+                               '<?xml version="1.0" encoding="ISO-8859-1"?>')
+    text = text.replace('name="r"', 'name="bras_\u00e9"')
+    path = tmp_path / 'latin1.urdf'
+    path.write_bytes(text.encode('iso-8859-1'))
+    assert RobotModel.from_urdf_file(str(path)).name == 'bras_\u00e9'
+    assert RobotModel.from_urdf_string(text).name == 'bras_\u00e9'
+    assert RobotModel.from_urdf_string(text.encode('iso-8859-1')).name == 'bras_\u00e9'
