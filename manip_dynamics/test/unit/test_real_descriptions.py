@@ -138,6 +138,7 @@ def test_description_matches_pinocchio(rel):
     compare_where_positive_definite(pair, seeds=range(3))
 
 
+@pytest.mark.slow
 def test_everything_urdfdom_loads_loads_here():
     paths = sorted(glob.glob(os.path.join(robots_dir(), '**', '*.urdf'), recursive=True))
     assert len(paths) >= 60

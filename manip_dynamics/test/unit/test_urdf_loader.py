@@ -158,6 +158,7 @@ def chain_of_point_masses(n: int, length: float, mass: float) -> str:
     return robot(*parts)
 
 
+@pytest.mark.slow
 def test_5000_link_chain_loads_and_matches_the_closed_form():
     n, length, mass, g = 5000, 0.01, 0.01, 9.81
     xml = chain_of_point_masses(n, length, mass)
