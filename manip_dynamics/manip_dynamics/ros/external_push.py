@@ -46,6 +46,7 @@ from rclpy.node import Node
 from manip_dynamics.observers import wrench_in_axes
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.conversions import array_to_wrench, wrench_to_array
+from manip_dynamics.ros.node_runtime import KindThrottle
 from manip_dynamics.simulation import Simulator
 from manip_dynamics_interfaces.srv import ApplyWrench
 
@@ -85,6 +86,7 @@ class ExternalPushes:
         self._last_step = 0
         self._shown: set[str] = set()
         self._applied: dict[str, FloatArray] = {}
+        self._throttle = KindThrottle(node.get_logger(), 2.0)
         node.create_service(ApplyWrench, '~/apply_wrench', self.apply_wrench_callback)
         node.create_subscription(WrenchStamped, '~/external_wrench',
                                  self.external_wrench_callback, 10)
@@ -166,8 +168,8 @@ class ExternalPushes:
             wrench = wrench_to_array(msg.wrench)
             self._check(model, link, '', wrench)
         except ValueError as error:
-            self._node.get_logger().warning('ignoring ~/external_wrench: %s' % error,
-                                            throttle_duration_sec=2.0)
+            self._throttle.warning('ignoring ~/external_wrench: %s' % error,
+                                   kind='external_wrench')
             return
         if np.any(wrench != 0.0):
             self._continuous[link] = Push(link, wrench, '', steps, None)

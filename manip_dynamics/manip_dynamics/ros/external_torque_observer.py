@@ -45,9 +45,7 @@ from typing import Any, NamedTuple
 from geometry_msgs.msg import WrenchStamped
 import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor
-import rclpy
 from rclpy.exceptions import ParameterUninitializedException
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
@@ -61,6 +59,7 @@ from manip_dynamics.observers import (
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.conversions import (
     array_to_wrench, command_to_model_order, joint_state_arrays, joint_state_message)
+from manip_dynamics.ros.node_runtime import KindThrottle, run_node
 from manip_dynamics.ros.payloads import apply_payload_request, Payloads
 from manip_dynamics.ros.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
@@ -71,8 +70,10 @@ from manip_dynamics_interfaces.srv import SetPayload
 #: Default node name (also the executable's name).
 NODE_NAME = 'external_torque_observer'
 
-#: joint_states QoS: best effort matches reliable and best-effort publishers alike.
-JOINT_STATES_QOS = QoSProfile(depth=50, reliability=ReliabilityPolicy.BEST_EFFORT)
+#: joint_states QoS: best effort matches reliable and best-effort publishers alike. The deep
+#: queue keeps the samples of a moment when this process gets no CPU: the observer
+#: integrates them late rather than over a gap (a gap longer than max_step restarts it).
+JOINT_STATES_QOS = QoSProfile(depth=1000, reliability=ReliabilityPolicy.BEST_EFFORT)
 
 #: Commands QoS: what gravity_compensation_node and ros2_controllers publish with.
 COMMANDS_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
@@ -179,7 +180,7 @@ class ExternalTorqueObserverNode(Node):
         self._plan: _Plan | None = None
         self._command: np.ndarray | None = None
         self._command_time = -float('inf')
-        self._last_warning: dict[str, float] = {}
+        self._throttle = KindThrottle(self.get_logger(), WARN_PERIOD)
         self.rejected = 0
 
         self.contact_pub = self.create_publisher(Contact, '~/contact', 10)
@@ -256,12 +257,9 @@ class ExternalTorqueObserverNode(Node):
     def _reject(self, kind: str, text: str) -> None:
         """Count an unusable message and warn, at most once per WARN_PERIOD per kind."""
         self.rejected += 1
-        now = time.monotonic()
-        if now - self._last_warning.get(kind, -float('inf')) >= WARN_PERIOD:
-            self._last_warning[kind] = now
-            self.get_logger().warning('ignoring %s (%d ignored so far): %s' % (
-                'a command' if kind.startswith('command') else 'joint_states', self.rejected,
-                text))
+        self._throttle.warning('ignoring %s (%d ignored so far): %s' % (
+            'a command' if kind.startswith('command') else 'joint_states', self.rejected,
+            text), kind=kind)
 
     def commands_callback(self, msg: Float64MultiArray) -> None:
         """Keep the latest good effort command (effort_source commands)."""
@@ -396,29 +394,17 @@ class ExternalTorqueObserverNode(Node):
 
 def main(args: list[str] | None = None) -> int:
     """
-    Run the observer node until Ctrl-C or an external shutdown.
+    Run the observer node until Ctrl-C, SIGTERM or an external shutdown.
+
+    The kernels are compiled before the node exists (:func:`run_node`); the node runs on
+    one thread, so its callbacks never overlap.
 
     :param args: Command-line arguments (ROS arguments included); default ``sys.argv``.
     :return: Exit code: 0 after a normal shutdown, 1 when the start-up parameters or the
         robot_description parameter are unusable.
     """
-    rclpy.init(args=args)
-    node = None
-    code = 0
-    try:
-        node = ExternalTorqueObserverNode()
-        executor = SingleThreadedExecutor()
-        executor.add_node(node)
-        executor.spin()
-    except STARTUP_ERRORS as error:
-        code = report_startup_error(NODE_NAME, error)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
-    return code
+    return run_node(NODE_NAME, ExternalTorqueObserverNode, args, STARTUP_ERRORS,
+                    report_startup_error)
 
 
 if __name__ == '__main__':
