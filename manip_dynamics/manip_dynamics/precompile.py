@@ -78,6 +78,7 @@ ARM_URDF = ''.join([
     _JOINT % ('joint3', 'prismatic', 'link2', 'link3', '1 0 0'),
     '<link name="tool0"/><joint name="tool_joint" type="fixed"><parent link="link3"/>'
     '<child link="tool0"/><origin xyz="0 0 0.1"/></joint></robot>'])
+_SELF = 'manip_dynamics.precompile'  # also when run as __main__ (python -m)
 #: Sub-packages never scanned for kernels (ROS, sympy).
 _SKIP_DIRS = ('ros', 'symbolic', '__pycache__')
 _USES_NUMBA = re.compile(r'^\s*(import numba|from numba[ .])', re.MULTILINE)
@@ -99,18 +100,16 @@ def format_progress(done: int, total: int, label: str = '') -> str:
 
 
 # ---------------------------------------------------------------------- kernels and cache
-def kernel_modules() -> list:
+def kernel_sources() -> list[tuple[str, str]]:
     """
-    Import and return every module of the core library that imports numba.
+    Return ``(module name, file path)`` of every module of the core library that imports numba.
 
-    Found by reading the sources (``import numba`` / ``from numba``), so that modules
-    without kernels (and their dependencies) are not imported; ``ros`` and ``symbolic``
-    are left out.  A module that fails to import is skipped and listed in
-    :data:`IMPORT_ERRORS` (its kernels then compile on first use).
+    Found by reading the sources (``import numba`` / ``from numba``), nothing imported;
+    ``ros`` and ``symbolic`` are left out.  Sorted by module name.
     """
-    import manip_dynamics
-    root = os.path.dirname(os.path.abspath(manip_dynamics.__file__))
-    mods = []
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.join(root, 'manip_dynamics')
+    found = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS
                              and not d.startswith(('.', '_')))
@@ -121,27 +120,49 @@ def kernel_modules() -> list:
             rel = os.path.relpath(path, root)[:-3].replace(os.sep, '.')
             name = 'manip_dynamics' + ('' if rel == '__init__' else '.' + rel)
             name = name[:-len('.__init__')] if name.endswith('.__init__') else name
-            if name == __name__:
+            if name == _SELF:
                 continue
             try:
                 with open(path, encoding='utf-8') as f:
-                    if not _USES_NUMBA.search(f.read()):
-                        continue
-                mods.append(importlib.import_module(name))
-            except Exception as exc:  # noqa: B902 - another module's bug must not stop us
-                IMPORT_ERRORS[name] = '%s: %s' % (type(exc).__name__, exc)
+                    if _USES_NUMBA.search(f.read()):
+                        found.append((name, path))
+            except (OSError, UnicodeDecodeError):
+                continue
+    return sorted(found)
+
+
+def kernel_modules(*, only_imported: bool = False) -> list:
+    """
+    Return the modules of :func:`kernel_sources`, imported.
+
+    :param only_imported: Return only those already imported (import nothing).
+    A module that fails to import is skipped and listed in :data:`IMPORT_ERRORS` (its
+    kernels then compile on first use).
+    """
+    mods = []
+    for name, _ in kernel_sources():
+        if only_imported:
+            if sys.modules.get(name) is not None:
+                mods.append(sys.modules[name])
+            continue
+        try:
+            mods.append(importlib.import_module(name))
+        except Exception as exc:  # noqa: B902 - another module's bug must not stop us
+            IMPORT_ERRORS[name] = '%s: %s' % (type(exc).__name__, exc)
     return mods
 
 
-def kernel_dispatchers() -> list[tuple[str, object]]:
+def kernel_dispatchers(*, only_imported: bool = False) -> list[tuple[str, object]]:
     """
     Return ``(qualified name, dispatcher)`` for every numba kernel of the core library.
 
     Sorted by name; a kernel re-exported by another module is listed once.
+
+    :param only_imported: Look only in the modules already imported.
     """
     from numba.core.dispatcher import Dispatcher
     seen = {}
-    for mod in kernel_modules():
+    for mod in kernel_modules(only_imported=only_imported):
         for value in vars(mod).values():
             if isinstance(value, Dispatcher) and id(value) not in seen:
                 func = value.py_func
@@ -150,22 +171,19 @@ def kernel_dispatchers() -> list[tuple[str, object]]:
     return sorted(seen.values(), key=lambda item: item[0])
 
 
-def _sources(dispatchers: list[tuple[str, object]]) -> dict[str, str]:
-    """Return ``{module: sha256 of its source}``: modules that define kernels, and this one."""
-    with open(__file__, 'rb') as f:
-        out = {__name__: hashlib.sha256(f.read()).hexdigest()}
-    for _, disp in dispatchers:
-        mod = disp.py_func.__module__
-        if mod not in out:
-            with open(sys.modules[mod].__file__, 'rb') as f:
-                out[mod] = hashlib.sha256(f.read()).hexdigest()
+def _sources() -> dict[str, str]:
+    """Return ``{module: sha256 of its source}`` of the kernel modules and of this one."""
+    out = {}
+    for name, path in [(_SELF, os.path.abspath(__file__))] + kernel_sources():
+        with open(path, 'rb') as f:
+            out[name] = hashlib.sha256(f.read()).hexdigest()
     return out
 
 
-def _expected_manifest(dispatchers: list[tuple[str, object]]) -> dict:
+def _expected_manifest() -> dict:
     import numba
     return {'numba': numba.__version__, 'python': sys.version.split()[0],
-            'sources': _sources(dispatchers)}
+            'sources': _sources()}
 
 
 def _called_by_kernels(dispatchers: list[tuple[str, object]]) -> set[int]:
@@ -180,11 +198,12 @@ def _called_by_kernels(dispatchers: list[tuple[str, object]]) -> set[int]:
     return called
 
 
-def _manifest_matches(manifest: dict | None, dispatchers: list[tuple[str, object]]) -> bool:
+def _manifest_matches(manifest: dict | None) -> bool:
     if not isinstance(manifest, dict):
         return False
-    recorded = {k: v for k, v in manifest.items() if k not in ('compiled', 'unreached')}
-    return recorded == _expected_manifest(dispatchers)
+    recorded = {k: v for k, v in manifest.items()
+                if k not in ('compiled', 'unreached', 'indexes')}
+    return recorded == _expected_manifest()
 
 
 def _cache_dir(disp) -> str | None:
@@ -193,14 +212,44 @@ def _cache_dir(disp) -> str | None:
     return getattr(cache, 'cache_path', None) or None
 
 
-def cache_directories() -> list[str]:
-    """Return the directories numba uses for the library's kernel cache, as numba chose them."""
+def _index_path(disp) -> str | None:
+    try:
+        return disp._cache._cache_file._index_path
+    except AttributeError:
+        return None
+
+
+def _directories(dispatchers: list[tuple[str, object]]) -> list[str]:
     dirs = []
-    for _, disp in kernel_dispatchers():
+    for _, disp in dispatchers:
         path = _cache_dir(disp)
         if path and path not in dirs:
             dirs.append(path)
     return dirs
+
+
+def _manifest_path() -> str | None:
+    """
+    Return where the manifest lives: the cache folder of the first kernel module's kernels.
+
+    Imports that one module (the first of :func:`kernel_sources` that defines a kernel).
+    """
+    from numba.core.dispatcher import Dispatcher
+    for name, _ in kernel_sources():
+        try:
+            mod = importlib.import_module(name)
+        except Exception:  # noqa: B902 - reported by kernel_modules
+            continue
+        for _, value in sorted(vars(mod).items()):
+            if isinstance(value, Dispatcher) and value.py_func.__module__ == name:
+                path = _cache_dir(value)
+                return os.path.join(path, MANIFEST_NAME) if path else None
+    return None
+
+
+def cache_directories() -> list[str]:
+    """Return the directories numba uses for the library's kernel cache, as numba chose them."""
+    return _directories(kernel_dispatchers())
 
 
 def _has_current_entry(disp) -> bool:
@@ -218,7 +267,9 @@ def _has_current_entry(disp) -> bool:
     return any(key[1:] == probe[1:] for key in index)
 
 
-def _read_manifest(path: str) -> dict | None:
+def _read_manifest(path: str | None) -> dict | None:
+    if path is None:
+        return None
     try:
         with open(path, encoding='utf-8') as f:
             return json.load(f)
@@ -233,8 +284,8 @@ class CacheState:
 
     :ivar warm: True when every kernel loads from the cache without compiling.
     :ivar reason: Why it is not warm ('' when warm).
-    :ivar directories: The cache directories numba uses for the kernels.
-    :ivar kernels: Number of kernels in the library.
+    :ivar directories: The cache directories of the kernels checked.
+    :ivar kernels: Number of kernels the last precompile compiled (or found, when none).
     :ivar missing: Kernels with no usable cached code.
     """
 
@@ -250,34 +301,40 @@ def cache_state() -> CacheState:
     Check, without compiling, whether every kernel is in the cache for the current sources.
 
     Warm means: the manifest written by the last :func:`precompile` matches the current
-    kernel sources and numba version, and every kernel's cache index holds code for this
-    source, CPU and numba.  Costs the import of the library and numba plus reading one
-    small file per kernel (well under a second when the library is already imported).
+    kernel sources (all of them, hashed) and numba version; every kernel it compiled that
+    lives in an already imported module has code in its cache index for this source, CPU
+    and numba; the index files of the others exist.  Imports no kernel module beyond the
+    first (optional parts such as identification stay unimported); costs a few tenths of a
+    second with numba imported.
     """
-    dispatchers = kernel_dispatchers()
-    dirs = []
-    for _, disp in dispatchers:
-        path = _cache_dir(disp)
-        if path and path not in dirs:
-            dirs.append(path)
-    if not dispatchers:
-        return CacheState(True, '', dirs, 0)
-    if not dirs:
-        return CacheState(False, 'numba has no writable cache directory', dirs,
-                          len(dispatchers), [n for n, _ in dispatchers])
-    manifest = _read_manifest(os.path.join(dirs[0], MANIFEST_NAME))
-    compiled = set(manifest.get('compiled', ())) if isinstance(manifest, dict) else set()
-    missing = [name for name, disp in dispatchers
-               if name in compiled and not _has_current_entry(disp)]
+    path = _manifest_path()
+    dispatchers = kernel_dispatchers(only_imported=True)
+    dirs = _directories(dispatchers)
+    if path is None:
+        if not kernel_sources():
+            return CacheState(True, '', dirs, 0)
+        return CacheState(False, 'numba has no writable cache directory', dirs, 0)
+    manifest = _read_manifest(path)
     if manifest is None:
-        reason = 'never precompiled here'
-    elif not _manifest_matches(manifest, dispatchers):
-        reason = 'kernel sources or numba changed since the last precompile'
-    elif missing:
-        reason = '%d of %d kernels not in the cache' % (len(missing), len(dispatchers))
-    else:
-        reason = ''
-    return CacheState(not reason, reason, dirs, len(dispatchers), missing)
+        return CacheState(False, 'never precompiled here', dirs, len(dispatchers))
+    compiled = manifest.get('compiled', [])
+    if not _manifest_matches(manifest):
+        return CacheState(False, 'kernel sources or numba changed since the last precompile',
+                          dirs, len(compiled))
+    loaded = dict(dispatchers)
+    indexes = manifest.get('indexes', {})
+    missing = []
+    for name in compiled:
+        disp = loaded.get(name)
+        if disp is not None:
+            ok = _has_current_entry(disp)
+        else:
+            ok = isinstance(indexes.get(name), str) and os.path.isfile(indexes[name])
+        if not ok:
+            missing.append(name)
+    reason = ('%d of %d kernels not in the cache' % (len(missing), len(compiled))
+              if missing else '')
+    return CacheState(not missing, reason, dirs, len(compiled), missing)
 
 
 def is_warm() -> bool:
@@ -514,20 +571,21 @@ def precompile(progress: Progress | None = None, *, force: bool = False,
     :return: A :class:`PrecompileReport`.
     """
     t0, c0 = time.perf_counter(), time.process_time()
+    if not force:
+        state = cache_state()
+        if state.warm:
+            return PrecompileReport(False, state.kernels, 0, [], state.directories,
+                                    time.perf_counter() - t0, time.process_time() - c0)
     dispatchers = kernel_dispatchers()
-    dirs = []
-    for _, disp in dispatchers:
-        path = _cache_dir(disp)
-        if path and path not in dirs:
-            dirs.append(path)
-    with _Lock(dirs[0] if dirs else None):
+    dirs = _directories(dispatchers)
+    manifest_path = _manifest_path()
+    with _Lock(os.path.dirname(manifest_path) if manifest_path else None):
+        # Another process may have compiled everything while this one waited for the lock.
         state = cache_state()
         if state.warm and not force:
             return PrecompileReport(False, state.kernels, 0, [], state.directories,
                                     time.perf_counter() - t0, time.process_time() - c0)
-        manifest_path = os.path.join(dirs[0], MANIFEST_NAME) if dirs else None
-        if force or (manifest_path and not _manifest_matches(
-                _read_manifest(manifest_path), dispatchers)):
+        if force or not _manifest_matches(_read_manifest(manifest_path)):
             _flush(dispatchers)
         todo = _steps()
         total = len(todo) + 1
@@ -546,9 +604,11 @@ def precompile(progress: Progress | None = None, *, force: bool = False,
         unreached = [name for name, disp in dispatchers
                      if not disp.signatures and id(disp) not in called]
         if manifest_path:
+            compiled = [(name, disp) for name, disp in dispatchers if disp.signatures]
             _write_manifest(manifest_path, dict(
-                _expected_manifest(dispatchers), unreached=unreached,
-                compiled=[name for name, disp in dispatchers if disp.signatures]))
+                _expected_manifest(), unreached=unreached,
+                compiled=[name for name, _ in compiled],
+                indexes={name: _index_path(disp) for name, disp in compiled}))
         if progress is not None:
             progress(total, total, 'done')
     return PrecompileReport(
@@ -620,4 +680,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    # Run the imported module, not this __main__ copy, so that there is one module state.
+    from manip_dynamics.precompile import main as _main
+    sys.exit(_main())
