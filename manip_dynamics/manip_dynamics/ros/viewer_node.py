@@ -96,7 +96,8 @@ class ViewerNode(Node):
                                  'Namespace of the external-torque observer topics')
         self.wrench_link = param_string(self, 'wrench_link', '', 'Link the estimated wrench '
                                         "is drawn at; empty = the wrench's frame_id if it is a "
-                                        'link, else the last link of the model')
+                                        'link other than the root, else the tip link (as the '
+                                        'observer)')
         payload_link = param_string(self, 'payload_link', '',
                                     'Link carrying a payload at start; empty = none')
         payload_mass = param_float(self, 'payload_mass', 0.0, 'Payload mass [kg]', low=0.0)
@@ -298,8 +299,11 @@ class ViewerNode(Node):
             g = model.gravity_torques(q)
             wrench_arg = None
             if wrench is not None:
+                # axes: the frame_id when it names a link ('world', '': the root's axes);
+                # point: wrench_link, else that link unless it is the root, else the tip
                 frame = wrench[1] if wrench[1] in model.link_names else None
-                link = self.wrench_link or frame or model.link_names[-1]
+                link = (self.wrench_link or (frame if frame != model.root_link else None)
+                        or model.tip_link or model.link_names[-1])
                 wrench_arg = (link, wrench[2], frame)
             if external is not None and len(external) != model.dof:
                 external = None

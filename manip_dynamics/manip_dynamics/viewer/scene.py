@@ -169,12 +169,15 @@ class RobotScene:
             axes[i] = pose[:3, :3] @ joint.axis
         return origins, axes
 
-    def torque_arrows(self, q: ArrayLike, tau: ArrayLike) -> FloatArray:
+    def torque_arrows(self, q: ArrayLike, tau: ArrayLike, lateral: float = 0.0) -> FloatArray:
         """
         Return one arrow per joint for a torque vector (right-hand rule about the axis).
 
         :param q: Joint positions, model order, shape (n,).
         :param tau: Joint torques [N m] (forces [N] on prismatic joints), shape (n,).
+        :param lateral: Shift of every arrow sideways [m], perpendicular to its axis (along
+            ``axis x z_root``, or the root x axis for a vertical joint axis), so that a second
+            set of arrows (e.g. external torques) runs beside the first.
         :return: Start and end points, shape (n, 2, 3) [m], root frame; a zero torque gives
             a zero-length arrow at the joint origin.
         :raises ValueError: ``tau`` has the wrong shape or is not finite.
@@ -187,6 +190,12 @@ class RobotScene:
         scale = np.array([self.force_scale if k == 'prismatic' else self.torque_scale
                           for k in self.model.joint_types])
         tails = origins + (self.arrow_offset * np.sign(tau))[:, None] * axes
+        if lateral:
+            side = np.cross(axes, [0.0, 0.0, 1.0])
+            norms = np.linalg.norm(side, axis=1)
+            side[norms < 1e-9] = [1.0, 0.0, 0.0]
+            norms[norms < 1e-9] = 1.0
+            tails = tails + lateral * side / norms[:, None]
         return np.stack([tails, tails + (scale * tau)[:, None] * axes], axis=1)
 
     def force_arrow(self, q: ArrayLike, link: str, force: ArrayLike,

@@ -50,7 +50,8 @@ CONTACT_RGB = (235, 40, 40)
 
 LEGEND = ('**Arrows** along each joint axis, right-hand rule, half the reach at the largest '
           'effort limit: <span style="color:#ff9600">orange</span> g(q), '
-          '<span style="color:#eb286e">pink</span> external torque (observer). '
+          '<span style="color:#eb286e">pink</span> external torque (observer, beside; red on '
+          'contact). '
           '<span style="color:#28d264">Green</span>: estimated tool force, 0.1 m per 10 N. '
           '<span style="color:#9650dc">Violet</span> sphere: payload.')
 
@@ -235,7 +236,9 @@ class ArmView:
             poses = scene.link_poses(q)
             arrows = {
                 'gravity': None if gravity is None else scene.torque_arrows(q, gravity),
-                'external': None if external is None else scene.torque_arrows(q, external),
+                # beside the g(q) arrows of the same joint, not hidden in them
+                'external': None if external is None else scene.torque_arrows(
+                    q, external, lateral=1.5 * scene.arrow_offset),
                 'wrench': None if wrench is None else scene.force_arrow(q, wrench[0],
                                                                         wrench[1], wrench[2]),
             }
@@ -254,13 +257,16 @@ class ArmView:
     def _set_arrows(self, key: str, points: np.ndarray | None, rgb: tuple) -> None:
         """Create, move or hide one set of arrows."""
         handle = self._arrows.get(key)
-        if points is None:
+        radius = 0.01 * self.scene.reach()
+        if points is not None:
+            # an arrow shorter than its head would be a blob: leave it out
+            points = points[np.linalg.norm(points[:, 1] - points[:, 0], axis=1) > 5.0 * radius]
+        if points is None or len(points) == 0:
             if handle is not None:
                 handle.visible = False
             return
         points = points.astype(np.float32)
         if handle is None:
-            radius = 0.01 * self.scene.reach()
             self._arrows[key] = self.server.scene.add_arrows(
                 '/%s' % ('wrench' if key == 'wrench' else 'torques/' + key), points,
                 colors=rgb, shaft_radius=radius, head_radius=2.2 * radius,

@@ -125,6 +125,10 @@ def test_torque_arrows_follow_the_joint_axes() -> None:
         np.testing.assert_allclose(tail, joints[i] + scene.arrow_offset * np.sign(tau[i]) * z,
                                    atol=1e-12)
         np.testing.assert_allclose(head - tail, scene.torque_scale * tau[i] * z, atol=1e-12)
+    # a second set beside the first: shifted along the root x axis for these vertical axes
+    shifted = scene.torque_arrows(q, tau, lateral=0.05)
+    np.testing.assert_allclose(shifted - arrows, np.broadcast_to([0.05, 0.0, 0.0], (2, 2, 3)),
+                               atol=1e-12)
     # the largest effort limit (50 N m) maps to half the reach
     assert scene.torque_scale * 50.0 == pytest.approx(0.5 * scene.reach())
     with pytest.raises(ValueError):
