@@ -28,6 +28,8 @@ Every measurement runs in a fresh subprocess of this checkout's sources:
   "self" leaves out the kernels it compiled as callees) and the resident memory after.
 - **warm**: the same steps again in a new process on the now filled cache (load, no compile).
 - **cli**: ``manip-dynamics id cobot7`` end to end on the warm cache (wall time).
+- **node** (``--node``): dynamics_node from its start to the first successful
+  ``~/inverse_dynamics`` answer, on the warm cache and on an empty one (wall time).
 - **import**: ``import manip_dynamics``, ``import numba`` and ``import pinocchio`` alone
   (median of ``--repeat`` processes), and Pinocchio's resident memory after loading cobot7
   and calling rnea, crba, aba, the Coriolis matrix and the gravity torques once.
@@ -98,7 +100,7 @@ def child_steps() -> dict:
     with event.install_listener('numba:compile', Recorder()):
         t1, c1 = time.perf_counter(), time.process_time()
         model = precompile.warm_model()
-        steps.append({'label': 'load planar_2r', 'wall': time.perf_counter() - t1,
+        steps.append({'label': 'load the small arm', 'wall': time.perf_counter() - t1,
                       'cpu': time.process_time() - c1})
         for label, step in precompile.steps():
             t1, c1 = time.perf_counter(), time.process_time()
@@ -137,6 +139,39 @@ def child_pinocchio() -> dict:
     return {'import': t_import, 'total': time.perf_counter() - t0, 'memory': _rss_mib()}
 
 
+def child_node() -> dict:
+    """Start dynamics_node on cobot7; time its first successful ~/inverse_dynamics answer."""
+    import rclpy
+
+    from manip_dynamics.ros.node_process import start_node, stop_node
+    from manip_dynamics_interfaces.srv import InverseDynamics
+    with open(os.path.join(PKG, 'urdf', 'cobot7.urdf'), encoding='utf-8') as f:
+        xml = f.read()
+    rclpy.init()
+    node = rclpy.create_node('compile_benchmark_client')
+    client = node.create_client(InverseDynamics, '/compile_benchmark_dynamics/inverse_dynamics')
+    request = InverseDynamics.Request(positions=[0.1] * 7, velocities=[0.0] * 7,
+                                      accelerations=[0.0] * 7)
+    t0 = time.perf_counter()
+    proc = start_node('dynamics_node', 'compile_benchmark_dynamics', {'robot_description': xml})
+    answered = None
+    try:
+        while time.perf_counter() - t0 < 900.0 and proc.poll() is None:
+            if not client.wait_for_service(timeout_sec=0.05):
+                continue
+            future = client.call_async(request)
+            rclpy.spin_until_future_complete(node, future, timeout_sec=60.0)
+            if future.done() and future.result().success:
+                answered = time.perf_counter() - t0
+                break
+            time.sleep(0.05)
+    finally:
+        stop_node(proc)
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return {'first_answer': answered}
+
+
 # ---------------------------------------------------------------------- parent side
 def run_child(mode: str, env: dict | None = None, arg: str = '') -> dict:
     """Run this script as ``--child mode`` in a fresh interpreter; return its JSON."""
@@ -169,7 +204,7 @@ def time_cli(env: dict) -> float:
     return wall
 
 
-def measure(repeat: int) -> dict:
+def measure(repeat: int, with_node: bool = False) -> dict:
     """Run every child and return all the numbers."""
     with tempfile.TemporaryDirectory(prefix='md-numba-cache-') as cache:
         env = child_env(cache)
@@ -187,8 +222,13 @@ def measure(repeat: int) -> dict:
             pin = run_child('pinocchio', env)
         except RuntimeError:
             pin = None
+        nodes = {}
+        if with_node:
+            nodes['warm'] = run_child('node', env)['first_answer']
+            with tempfile.TemporaryDirectory(prefix='md-numba-cache-') as empty:
+                nodes['cold'] = run_child('node', child_env(empty))['first_answer']
     return {'cold': cold, 'warm': warm, 'cli': statistics.median(cli), 'imports': imports,
-            'pinocchio': pin, 'machine': '%s, %d CPUs, Python %s' % (
+            'pinocchio': pin, 'nodes': nodes, 'machine': '%s, %d CPUs, Python %s' % (
                 platform.processor() or platform.machine(), os.cpu_count() or 0,
                 platform.python_version())}
 
@@ -207,8 +247,13 @@ def report(data: dict, tag: str) -> str:
                   sum(s['wall'] for s in cold['steps']), steps_cpu),
               '| warm cache: import + every step (load) | %.2f s | %.2f s |' % (
                   warm['total']['wall'], warm['total']['cpu']),
-              '| `manip-dynamics id cobot7` process, warm cache | %.2f s | |' % data['cli'],
-              '']
+              '| `manip-dynamics id cobot7` process, warm cache | %.2f s | |' % data['cli']]
+    for which, label in (('warm', 'warm cache'), ('cold', 'empty cache')):
+        if which in data.get('nodes', {}):
+            value = data['nodes'][which]
+            lines.append('| dynamics_node start to first answered `~/inverse_dynamics`, %s '
+                         '| %s | |' % (label, 'none' if value is None else '%.1f s' % value))
+    lines.append('')
     lines += ['| warm-up step (cold) | wall | CPU | warm wall |', '| --- | ---: | ---: | ---: |']
     for c, w in zip(cold['steps'], warm['steps']):
         lines.append('| %s | %.2f s | %.2f s | %.3f s |' % (c['label'], c['wall'], c['cpu'],
@@ -271,13 +316,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--repeat', type=int, default=5, help='processes per import time')
     parser.add_argument('--json', help='also write the raw numbers to this JSON file')
     parser.add_argument('--quick', action='store_true', help='repeat imports 2 times')
+    parser.add_argument('--node', action='store_true',
+                        help='also time dynamics_node to its first answer, warm and cold '
+                        '(needs rclpy and the built interfaces; uses $ROS_DOMAIN_ID)')
     args = parser.parse_args(argv)
     if args.child:
-        result = {'steps': child_steps, 'pinocchio': child_pinocchio,
+        result = {'steps': child_steps, 'pinocchio': child_pinocchio, 'node': child_node,
                   'import': lambda: child_import(args.module)}[args.child]()
         print(json.dumps(result))
         return 0
-    data = measure(2 if args.quick else args.repeat)
+    data = measure(2 if args.quick else args.repeat, args.node)
     text = report(data, args.tag)
     print(text)
     if args.json:
