@@ -506,6 +506,8 @@ class PrecompileReport:
     :ivar seconds: Wall time [s].
     :ivar cpu_seconds: CPU time of this process [s].
     :ivar step_seconds: Wall time of each step [s], by label.
+    :ivar errors: Steps that raised, by label: ``'ExceptionType: message'``.  The other
+        steps still ran; no manifest is written, so the cache does not count as warm.
     """
 
     compiled: bool
@@ -516,6 +518,7 @@ class PrecompileReport:
     seconds: float
     cpu_seconds: float
     step_seconds: dict[str, float] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
 
 
 def _flush(dispatchers: list[tuple[str, object]]) -> None:
@@ -594,16 +597,20 @@ def precompile(progress: Progress | None = None, *, force: bool = False,
         if model is None:
             model = warm_model()
         timings = {}
+        errors = {}
         for k, (label, step) in enumerate(todo):
             if progress is not None:
                 progress(k + 1, total, label)
             t_step = time.perf_counter()
-            step(model)
+            try:
+                step(model)
+            except Exception as exc:  # noqa: B902 - a failing step must not stop the others
+                errors[label] = '%s: %s' % (type(exc).__name__, ' '.join(str(exc).split()))
             timings[label] = time.perf_counter() - t_step
         called = _called_by_kernels(dispatchers)
         unreached = [name for name, disp in dispatchers
                      if not disp.signatures and id(disp) not in called]
-        if manifest_path:
+        if manifest_path and not errors:
             compiled = [(name, disp) for name, disp in dispatchers if disp.signatures]
             _write_manifest(manifest_path, dict(
                 _expected_manifest(), unreached=unreached,
@@ -613,7 +620,7 @@ def precompile(progress: Progress | None = None, *, force: bool = False,
             progress(total, total, 'done')
     return PrecompileReport(
         True, len(dispatchers), sum(len(d.signatures) for _, d in dispatchers), unreached,
-        dirs, time.perf_counter() - t0, time.process_time() - c0, timings)
+        dirs, time.perf_counter() - t0, time.process_time() - c0, timings, errors)
 
 
 def _write_manifest(path: str, manifest: dict) -> None:
@@ -664,6 +671,10 @@ def run(args: argparse.Namespace, out=None) -> int:
         return 0
     say('precompile: %d kernels, %d signatures in %.1f s (%.1f s CPU); cache in %s' % (
         report.kernels, report.signatures, report.seconds, report.cpu_seconds, where))
+    for label, error in report.errors.items():
+        sys.stderr.write('precompile: error: step %r failed: %s\n' % (label, error))
+    if report.errors:
+        return 1
     if report.unreached:
         sys.stderr.write('precompile: warning: no step reaches %s; they compile on first '
                          'use\n' % ', '.join(report.unreached))

@@ -136,3 +136,20 @@ def test_writable_folder_probe(tmp_path):
     blocked = tmp_path / 'file'
     blocked.write_text('not a folder')
     assert not _numba_cache._writable_folder(str(blocked / 'sub'))
+
+
+def test_a_failing_step_is_reported_and_the_cache_not_marked_warm(monkeypatch):
+    def boom(model):
+        raise ValueError('bad\n  sample state')
+
+    written = []
+    cold = precompile.CacheState(False, 'test', [], 0)
+    monkeypatch.setattr(precompile, 'cache_state', lambda: cold)
+    monkeypatch.setattr(precompile, '_manifest_matches', lambda manifest: True)  # no flush
+    monkeypatch.setattr(precompile, '_steps', lambda: [('boom', boom), ('fine', lambda m: None)])
+    monkeypatch.setattr(precompile, '_write_manifest', lambda *a: written.append(a))
+    report = precompile.precompile(model=object())
+    assert report.compiled
+    assert report.errors == {'boom': 'ValueError: bad sample state'}
+    assert set(report.step_seconds) == {'boom', 'fine'}
+    assert written == []
