@@ -38,6 +38,7 @@ handling and ``~/set_payload`` service as the other nodes; a new payload or mode
 the observer. See docs/ROS_API.md and docs/CONTACT_DETECTION.md.
 """
 
+import collections
 import sys
 import time
 from typing import Any, NamedTuple
@@ -49,6 +50,7 @@ from rclpy.exceptions import ParameterUninitializedException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.subscription import Subscription
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
@@ -70,10 +72,6 @@ from manip_dynamics_interfaces.srv import SetPayload
 #: Default node name (also the executable's name).
 NODE_NAME = 'external_torque_observer'
 
-#: joint_states QoS: best effort matches reliable and best-effort publishers alike. The deep
-#: queue keeps the samples of a moment when this process gets no CPU: the observer
-#: integrates them late rather than over a gap (a gap longer than max_step restarts it).
-JOINT_STATES_QOS = QoSProfile(depth=1000, reliability=ReliabilityPolicy.BEST_EFFORT)
 
 #: Commands QoS: what gravity_compensation_node and ros2_controllers publish with.
 COMMANDS_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
@@ -81,8 +79,31 @@ COMMANDS_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 #: Where the applied torque comes from.
 EFFORT_SOURCES = ('joint_states', 'commands')
 
+#: Commands kept for pairing with joint states by reception time.
+COMMAND_HISTORY = 2000
+
 #: Seconds between two warnings of the same kind.
 WARN_PERIOD = 2.0
+
+
+def _received_ns(info: Any) -> int:
+    """Return the DDS reception time [ns, system clock] of a message, or now."""
+    try:
+        return int(info['received_timestamp'])
+    except (TypeError, KeyError, ValueError):
+        return time.time_ns()
+
+
+def _with_info(callback: Any) -> Any:
+    """
+    Return ``callback(msg, info)`` in the form this rclpy calls.
+
+    As is where rclpy passes the message info (Iron and newer), else as
+    ``callback(msg, None)``.
+    """
+    if hasattr(Subscription, 'CallbackType'):
+        return callback
+    return lambda msg: callback(msg, None)
 
 
 class _Plan(NamedTuple):
@@ -165,6 +186,10 @@ class ExternalTorqueObserverNode(Node):
             self, 'wrench_frame', '',
             'Axes of ~/external_wrench: empty = wrench_link; a link name, or world (= the '
             'root link)')
+        self.queue_depth = int(param_float(
+            self, 'queue_depth', 100,
+            'joint_states waiting while the node is busy: more keeps the integral exact, '
+            'fewer keeps the outputs recent', low=1.0, high=100000.0))
         self.wrench_damping = param_float(
             self, 'wrench_damping', 0.01,
             'Damping lambda of the pseudo-inverse (J J^T + lambda^2 I)^-1 J [m]', low=0.0)
@@ -178,8 +203,8 @@ class ExternalTorqueObserverNode(Node):
 
         self._payloads: Payloads = {}
         self._plan: _Plan | None = None
-        self._command: np.ndarray | None = None
-        self._command_time = -float('inf')
+        # (receive time [ns, the DDS reception stamp], efforts in model order), oldest first
+        self._commands: collections.deque = collections.deque(maxlen=COMMAND_HISTORY)
         self._throttle = KindThrottle(self.get_logger(), WARN_PERIOD)
         self.rejected = 0
 
@@ -187,13 +212,15 @@ class ExternalTorqueObserverNode(Node):
         self.torques_pub = self.create_publisher(JointState, '~/external_torques', 10)
         self.wrench_pub = self.create_publisher(WrenchStamped, '~/external_wrench', 10)
         self.source = RobotDescriptionSource(self, urdf, build, on_model=self._prepare)
+        # best effort matches reliable and best-effort publishers alike
         self.joint_states_sub = self.create_subscription(
-            JointState, self.joint_states_topic, self.joint_states_callback,
-            JOINT_STATES_QOS)
+            JointState, self.joint_states_topic, _with_info(self.joint_states_callback),
+            QoSProfile(depth=self.queue_depth, reliability=ReliabilityPolicy.BEST_EFFORT))
         self.commands_sub = None
         if self.effort_source == 'commands':
             self.commands_sub = self.create_subscription(
-                Float64MultiArray, self.commands_topic, self.commands_callback, COMMANDS_QOS)
+                Float64MultiArray, self.commands_topic, _with_info(self.commands_callback),
+                COMMANDS_QOS)
         self.create_service(SetPayload, '~/set_payload', self.set_payload_callback)
         self.create_service(Trigger, '~/reset', self.reset_callback)
         self.get_logger().info(
@@ -261,30 +288,46 @@ class ExternalTorqueObserverNode(Node):
             'a command' if kind.startswith('command') else 'joint_states', self.rejected,
             text), kind=kind)
 
-    def commands_callback(self, msg: Float64MultiArray) -> None:
-        """Keep the latest good effort command (effort_source commands)."""
+    def commands_callback(self, msg: Float64MultiArray, info: Any) -> None:
+        """Keep the good effort commands with their reception time (effort_source commands)."""
         plan = self._plan
         if plan is None:
             return
         try:
             names = self.command_joints or list(plan.model.joint_names)
-            self._command = command_to_model_order(plan.model, names, msg.data)
-            self._command_time = time.monotonic()
+            tau = command_to_model_order(plan.model, names, msg.data)
         except ValueError as error:
             self._reject('command', '%s: %s' % (self.commands_topic, error))
+            return
+        self._commands.append((_received_ns(info), tau))
 
-    def _efforts(self, model: RobotModel, msg: JointState) -> np.ndarray | None:
+    def _command_at(self, received: int) -> np.ndarray | None:
+        """
+        Return the last command received before ``received`` [ns], or None after a warning.
+
+        Pairing by reception time keeps the pairs right when this node processes its queue
+        late: the command in force when the joint state arrived, not the newest one.
+        """
+        chosen = None
+        for stamp, tau in reversed(self._commands):
+            if stamp <= received:
+                chosen = (stamp, tau)
+                break
+        if chosen is None:
+            self._reject('command missing', 'no effort command on %s before this joint state'
+                         % self.commands_topic)
+            return None
+        if (received - chosen[0]) * 1e-9 > self.command_timeout:
+            self._reject('command stale', 'the last command on %s is older than %g s' % (
+                self.commands_topic, self.command_timeout))
+            return None
+        return chosen[1]
+
+    def _efforts(self, model: RobotModel, msg: JointState,
+                 received: int) -> np.ndarray | None:
         """Return the applied torques in model order, or None after a warning."""
         if self.effort_source == 'commands':
-            if self._command is None:
-                self._reject('command missing', 'no effort command on %s yet'
-                             % self.commands_topic)
-                return None
-            if time.monotonic() - self._command_time > self.command_timeout:
-                self._reject('command stale', 'the last command on %s is older than %g s' % (
-                    self.commands_topic, self.command_timeout))
-                return None
-            return self._command
+            return self._command_at(received)
         if len(msg.effort) == 0:
             self._reject('no effort', 'the message has no effort values; set effort_source '
                          'to commands for an arm that reports no torque')
@@ -296,7 +339,7 @@ class ExternalTorqueObserverNode(Node):
             self._reject('effort', str(error))
             return None
 
-    def joint_states_callback(self, msg: JointState) -> None:
+    def joint_states_callback(self, msg: JointState, info: Any) -> None:
         """Run the observer on one joint_states message and publish its outputs."""
         plan = self._plan
         if plan is None:
@@ -311,7 +354,7 @@ class ExternalTorqueObserverNode(Node):
         if qd is None:
             self._reject('no velocity', 'the message has no velocities')
             return
-        tau = self._efforts(model, msg)
+        tau = self._efforts(model, msg, _received_ns(info))
         if tau is None:
             return
         stamp = msg.header.stamp

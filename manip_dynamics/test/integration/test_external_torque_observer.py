@@ -194,8 +194,9 @@ class Hold:
         self.publisher.publish(Float64MultiArray(data=tau.tolist()))
 
 
+# queue_depth: on a loaded machine the observers integrate late rather than over a gap
 OBSERVER = {'gain': GAIN, 'threshold': THRESHOLD, 'hysteresis': 0.5, 'wrench_link': 'tool0',
-            'wrench_frame': 'world'}
+            'wrench_frame': 'world', 'queue_depth': 2000}
 
 
 @pytest.fixture(scope='module')
