@@ -259,8 +259,8 @@ class ArmView:
         handle = self._arrows.get(key)
         radius = 0.01 * self.scene.reach()
         if points is not None:
-            # an arrow shorter than its head would be a blob: leave it out
-            points = points[np.linalg.norm(points[:, 1] - points[:, 0], axis=1) > 5.0 * radius]
+            # an arrow much shorter than its head (5 radii) would be a blob: leave it out
+            points = points[np.linalg.norm(points[:, 1] - points[:, 0], axis=1) > 2.0 * radius]
         if points is None or len(points) == 0:
             if handle is not None:
                 handle.visible = False
