@@ -13,12 +13,14 @@
 # limitations under the License.
 
 """
-The simulation demo (``make run``): the default arm held up by gravity compensation.
+The simulation demo (``make run``): the default arm held, pushed, moved, and watched.
 
 Starts simulator_node, dynamics_node and gravity_compensation_node on the bundled default
 arm: with ``ros2 launch manip_dynamics sim.launch.py`` when the ``ros2`` command and the
 launch packages are installed, otherwise each node as its own process (the case in a
-PyPI-only environment). Prints a live status line (simulated time, real-time factor,
+PyPI-only environment), plus external_torque_observer; in own-process mode the demo
+process is the arm's controller and pushes it (:mod:`manip_dynamics.ros.demo_scenario`).
+Prints a live status line (simulated time, real-time factor,
 largest joint drift from the start pose, largest gravity torque), stops on Ctrl-C or after
 ``--duration`` / ``DURATION`` seconds of simulated time, and writes a PNG plot of the joint
 positions and torques. When viser is installed it also starts the browser view
@@ -43,6 +45,7 @@ import time
 
 import numpy as np
 
+from manip_dynamics.ros.demo_scenario import OBSERVER_PARAMS
 from manip_dynamics.ros.node_process import start_node
 
 NODES = (
@@ -52,6 +55,8 @@ NODES = (
      'the gravity torque of the status line is computed in this process instead'),
     ('gravity_compensation_node', 'gravity_compensation',
      'nothing holds the arm up: it falls under gravity'),
+    ('external_torque_observer', 'external_torque_observer',
+     'no contact is detected (issue 12)'),
 )
 NON_TTY_DURATION = 20.0
 STOP_TIMEOUT = 5.0
@@ -259,13 +264,14 @@ class Monitor:
                                 names[k], source))
 
 
-def write_plot(monitor: Monitor, path: str, title: str) -> bool:
+def write_plot(monitor: Monitor, path: str, title: str, extra=None) -> bool:
     """
     Plot joint positions and torques over simulated time to a PNG.
 
     :param monitor: The recorded data.
     :param path: Output file.
     :param title: Figure title.
+    :param extra: ``extra(ax)`` draws a fourth panel (the push and contact story).
     :return: Whether a plot was written.
     """
     with monitor.lock:
@@ -281,7 +287,8 @@ def write_plot(monitor: Monitor, path: str, title: str) -> bool:
     q = np.array([s[1] for s in samples])
     effort = np.array([s[2] for s in samples])
     names = monitor.model.joint_names
-    fig, axes = plt.subplots(3, 1, figsize=(10, 10), sharex=True)
+    rows = 3 if extra is None else 4
+    fig, axes = plt.subplots(rows, 1, figsize=(10, 10 + 3 * (rows - 3)), sharex=True)
     colors = plt.rcParams['axes.prop_cycle'].by_key()['color']
     for j, name in enumerate(names):
         c = colors[j % len(colors)]
@@ -301,7 +308,9 @@ def write_plot(monitor: Monitor, path: str, title: str) -> bool:
     if gravity:
         axes[2].set_title('solid: effort applied by the simulator; dashed: g(q) from '
                           'dynamics_node', fontsize='small')
-    axes[2].set_xlabel('simulated time [s]')
+    if extra is not None:
+        extra(axes[3])
+    axes[-1].set_xlabel('simulated time [s]')
     axes[0].legend(loc='upper right', fontsize='small', ncol=4)
     for ax in axes:
         ax.grid(True, alpha=0.3)
@@ -342,8 +351,11 @@ def start_nodes(args: argparse.Namespace, xml: str, log_dir: str,
         'simulator': {
             'publish_clock': True, 'start_paused': True, 'command_timeout': DEMO_TIMEOUT,
             'real_time_factor': float(args.real_time_factor)},
-        # A simulated arm needs no ramp-in; keep the default (2 s) on a real arm.
-        'gravity_compensation': {'ramp_time': 0.0, 'timeout': DEMO_TIMEOUT},
+        # A simulated arm needs no ramp-in; keep the default (2 s) on a real arm. Its g(q)
+        # goes to the demo's controller (demo_scenario.py), which adds a joint stiffness.
+        'gravity_compensation': {'ramp_time': 0.0, 'timeout': DEMO_TIMEOUT,
+                                 'controller_name': 'gravity_compensation'},
+        'external_torque_observer': dict(OBSERVER_PARAMS),
     }
     procs = []
     started = []
@@ -472,6 +484,10 @@ def main(argv: list[str] | None = None) -> int:
     rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
     node = rclpy.create_node('run_demo')
     monitor = Monitor(node, model)
+    scenario = None
+    if not use_launch and not args.no_gravity_compensation:
+        from manip_dynamics.ros.demo_scenario import DemoScenario
+        scenario = DemoScenario(model)
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     spinner = threading.Thread(target=executor.spin, daemon=True)
@@ -501,7 +517,7 @@ def main(argv: list[str] | None = None) -> int:
             now = time.monotonic()
             if now - last_print >= period:
                 last_print = now
-                line = monitor.status()
+                line = monitor.status() + (scenario.status() if scenario is not None else '')
                 if interactive:
                     sys.stdout.write('\r' + line + '   ')
                 else:
@@ -522,6 +538,8 @@ def main(argv: list[str] | None = None) -> int:
         print('run_demo: stopping %s' % ', '.join(label for label, _ in procs))
         stop_processes(procs + ([('viewer_node', args.viewer_proc)] if args.viewer_proc
                                 else []))
+        if scenario is not None:
+            scenario.shutdown()
         executor.shutdown()
         node.destroy_node()
         rclpy.try_shutdown()
@@ -532,7 +550,8 @@ def main(argv: list[str] | None = None) -> int:
                             if 'gravity_compensation' in started else
                             'no gravity compensation', 'simulator_node + ' + ', '.join(
                                 started[1:]) if len(started) > 1 else 'simulator_node')
-    if write_plot(monitor, args.output, title):
+    if write_plot(monitor, args.output, title,
+                  extra=scenario.plot if scenario is not None else None):
         print('run_demo: plot written to %s' % os.path.abspath(args.output))
     return code
 

@@ -1,0 +1,305 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The story ``make run`` tells (run_demo.py): hold, push, detect, move, no false contact.
+
+The demo process is the arm's controller on ``/effort_controller/commands``:
+
+* **hold**: the gravity torques of gravity_compensation_node (started with
+  ``controller_name: gravity_compensation``, so its commands arrive here on
+  ``/gravity_compensation/commands``) plus a joint stiffness ``M(q) (Kp (q_hold - q) - Kd qd)``
+  (10 rad/s, critically damped), so that a push deflects the arm and it springs back;
+* **push**: at ``PUSH_AT`` s of every cycle, ``~/apply_wrench`` on the simulator: 15 N along
+  the root's y axis on the tool link for 1 s; external_torque_observer's estimate follows and
+  its contact flag rises, although /joint_states' effort never shows the push;
+* **move**: at ``MOVE_AT`` s, a joint trajectory out and back with the feed-forward torques
+  of dynamics_node's ``~/trajectory_efforts`` (computed once) plus the same stiffness around
+  the reference: fast, and no contact flag.
+
+The cycle repeats every ``PERIOD`` s of simulated time (a simulator reset starts it again).
+:meth:`DemoScenario.status` is appended to the status line and :meth:`DemoScenario.plot`
+draws the applied and estimated force and the contact flag under the joint positions.
+"""
+
+import math
+import threading
+from typing import Any
+
+import numpy as np
+
+PERIOD = 9.0
+PUSH_AT = 2.0
+PUSH_FORCE = 15.0       # [N] along the root frame's y axis
+PUSH_DURATION = 1.0     # [s]
+MOVE_AT = 4.5
+MOVE_LEG = 1.5          # [s] out, then back
+MOVE_BY = np.array([0.6, 0.3, -0.4, 0.5, 0.6, -0.4, 0.8])  # [rad] (first joints of the arm)
+# Joint stiffness of the hold, M(q) (Kp e - Kd qd): 6 rad/s, critically damped. Soft enough
+# to stay stable with the tens of milliseconds a loaded machine adds to this Python loop.
+STIFFNESS = 36.0        # Kp [1/s^2]
+DAMPING = 12.0          # Kd [1/s]
+
+#: Parameters of external_torque_observer in the demo.
+OBSERVER_PARAMS = {'gain': 25.0, 'threshold': 1.5, 'hysteresis': 0.5, 'wrench_frame': 'world'}
+
+
+def quintic(t: float, duration: float) -> tuple[float, float, float]:
+    """Return s, ds/dt, d2s/dt2 of the rest-to-rest quintic 10 x^3 - 15 x^4 + 6 x^5."""
+    x = min(max(t / duration, 0.0), 1.0)
+    return (10 * x ** 3 - 15 * x ** 4 + 6 * x ** 5,
+            (30 * x ** 2 - 60 * x ** 3 + 30 * x ** 4) / duration,
+            (60 * x - 180 * x ** 2 + 120 * x ** 3) / duration ** 2)
+
+
+class DemoScenario:
+    """Controller, pusher and recorder of the demo (see the module docstring)."""
+
+    def __init__(self, model: Any) -> None:
+        """
+        Create the demo's node (spun on a thread of its own), topics and service clients.
+
+        The first joint state gives the pose to hold (the simulator's start pose). The
+        controller has its own executor so that it never waits behind the recording of
+        other topics.
+
+        :param model: The RobotModel of the simulated arm.
+        """
+        import rclpy
+        from rclpy.executors import SingleThreadedExecutor
+        from geometry_msgs.msg import WrenchStamped
+        from rclpy.qos import QoSProfile, ReliabilityPolicy
+        from sensor_msgs.msg import JointState
+        from std_msgs.msg import Float64MultiArray
+        from manip_dynamics_interfaces.msg import Contact
+        from manip_dynamics_interfaces.srv import ApplyWrench, ComputeTrajectoryEfforts
+
+        self.model = model
+        self.node = node = rclpy.create_node('run_demo_scenario')
+        self.executor = SingleThreadedExecutor()
+        self.executor.add_node(node)
+        self.tool = model.tip_link or model.link_names[-1]
+        self.q_home: np.ndarray | None = None
+        n = model.dof
+        self.move_by = np.resize(MOVE_BY, n)
+        self.lock = threading.Lock()
+        self.gravity: np.ndarray | None = None
+        self.t_last = -math.inf
+        self.t_estimate = -math.inf
+        self.cycle_start = 0.0
+        self.pushed = False
+        self.push_window: list[tuple[float, float]] = []
+        self.feed_forward: tuple[np.ndarray, np.ndarray] | None = None
+        self.contact = False
+        self.strongest = ''
+        self.estimate = np.zeros(6)
+        self.samples: list[tuple[float, float, float, bool]] = []  # t, applied, estimated, c
+        self.false_contacts = 0
+        self._Float64MultiArray = Float64MultiArray
+        self._ApplyWrench = ApplyWrench
+        self.commands = node.create_publisher(Float64MultiArray, '/effort_controller/commands',
+                                              10)
+        node.create_subscription(JointState, '/joint_states', self.joint_states_callback,
+                                 QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT))
+        node.create_subscription(Float64MultiArray, '/gravity_compensation/commands',
+                                 self.gravity_callback, 10)
+        node.create_subscription(Contact, '/external_torque_observer/contact',
+                                 self.contact_callback, 50)
+        node.create_subscription(WrenchStamped, '/external_torque_observer/external_wrench',
+                                 self.wrench_callback, 50)
+        self.push_client = node.create_client(ApplyWrench, '/simulator/apply_wrench')
+        self.efforts_client = node.create_client(ComputeTrajectoryEfforts,
+                                                 '/manip_dynamics/trajectory_efforts')
+        self._srv_efforts = ComputeTrajectoryEfforts
+        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
+        self.thread.start()
+
+    def shutdown(self) -> None:
+        """Stop the executor and destroy the node."""
+        self.executor.shutdown()
+        self.node.destroy_node()
+
+    # ------------------------------------------------------------------ set-up
+    def _reference(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return q, qd, qdd of the move at ``t`` s after its start (out, then back)."""
+        if t < MOVE_LEG:
+            s, ds, dds = quintic(t, MOVE_LEG)
+        else:
+            s, ds, dds = quintic(t - MOVE_LEG, MOVE_LEG)
+            s, ds, dds = 1.0 - s, -ds, -dds
+        return self.q_home + self.move_by * s, self.move_by * ds, self.move_by * dds
+
+    def _request_feed_forward(self, srv_type) -> None:
+        """Ask dynamics_node once for the move's torques (answered asynchronously)."""
+        from trajectory_msgs.msg import JointTrajectoryPoint
+        request = srv_type.Request()
+        request.include_friction = True
+        request.trajectory.joint_names = list(self.model.joint_names)
+        times = np.arange(0.0, 2 * MOVE_LEG + 1e-9, 0.01)
+        for t in times:
+            q, qd, qdd = self._reference(float(t))
+            point = JointTrajectoryPoint(positions=q.tolist(), velocities=qd.tolist(),
+                                         accelerations=qdd.tolist())
+            point.time_from_start.sec = int(t)
+            point.time_from_start.nanosec = int(round((t - int(t)) * 1e9))
+            request.trajectory.points.append(point)
+
+        def ask() -> None:
+            if not self.efforts_client.wait_for_service(timeout_sec=120.0):
+                print('run_demo: dynamics_node ~/trajectory_efforts is not there: the move '
+                      'runs without feed-forward')
+                return
+            future = self.efforts_client.call_async(request)
+
+            def done(fut) -> None:
+                answer = fut.result()
+                if answer is None or not answer.success:
+                    print('run_demo: ~/trajectory_efforts failed: %s' % (
+                        answer.message if answer is not None else 'no answer'))
+                    return
+                efforts = np.array([p.effort for p in answer.trajectory.points])
+                with self.lock:
+                    self.feed_forward = (times, efforts)
+            future.add_done_callback(done)
+        threading.Thread(target=ask, daemon=True).start()
+
+    # ------------------------------------------------------------------ callbacks
+    def gravity_callback(self, msg) -> None:
+        """Keep the latest g(q) of gravity_compensation_node."""
+        values = np.asarray(msg.data, dtype=np.float64)
+        if values.shape == (self.model.dof,) and np.all(np.isfinite(values)):
+            self.gravity = values
+
+    def contact_callback(self, msg) -> None:
+        """Record the observer's contact flag."""
+        self.contact = bool(msg.contact)
+        self.strongest = msg.strongest_joint
+
+    def wrench_callback(self, msg) -> None:
+        """Record the observer's wrench estimate with the force that was applied then."""
+        f, m = msg.wrench.force, msg.wrench.torque
+        t = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+        with self.lock:
+            self.estimate = np.array([f.x, f.y, f.z, m.x, m.y, m.z])
+            self.t_estimate = t
+            applied = self.applied_force(t)
+            # a contact flag with no push (the flag decays within 0.2 s after one)
+            if self.contact and applied == 0.0 and self.applied_force(t - 0.2) == 0.0:
+                self.false_contacts += 1
+            if not self.samples or t < self.samples[-1][0] - 1e-9 or \
+                    t - self.samples[-1][0] >= 0.01 - 1e-9:
+                if self.samples and t < self.samples[-1][0] - 1e-9:
+                    self.samples.clear()  # the simulator was reset: a new story
+                    self.false_contacts = 0
+                self.samples.append((t, applied, float(f.y), self.contact))
+
+    def applied_force(self, t: float) -> float:
+        """Return the push force along y [N] at simulated time ``t`` (0 outside a push)."""
+        return PUSH_FORCE if any(a <= t < b for a, b in self.push_window) else 0.0
+
+    def joint_states_callback(self, msg) -> None:
+        """Compute and publish the effort command for one joint state."""
+        model = self.model
+        try:
+            q = model.to_model_order(msg.name, msg.position, allow_extra=True)
+            qd = model.to_model_order(msg.name, msg.velocity, what='velocity',
+                                      allow_extra=True)
+        except ValueError:
+            return
+        t = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+        if t < self.t_last - 1e-6:  # the simulator was reset: start the story again
+            with self.lock:
+                self.cycle_start = t
+                self.push_window.clear()
+                self.samples.clear()
+            self.pushed = False
+        self.t_last = t
+        if self.q_home is None:
+            self.q_home = q.copy()
+            self._request_feed_forward(self._srv_efforts)
+        if self.gravity is None:
+            return  # the gravity compensation is not there yet: the brakes hold the arm
+        phase = (t - self.cycle_start) % PERIOD
+        if phase < PUSH_AT:
+            self.pushed = False
+        elif not self.pushed:
+            self.pushed = True
+            self._push()
+        with self.lock:
+            feed_forward = self.feed_forward
+        if feed_forward is not None and MOVE_AT <= phase < MOVE_AT + 2 * MOVE_LEG:
+            times, efforts = feed_forward
+            qr, vr = self._reference(phase - MOVE_AT)[:2]
+            k = int(np.clip(np.searchsorted(times, phase - MOVE_AT) - 1, 0, len(times) - 2))
+            w = (phase - MOVE_AT - times[k]) / (times[k + 1] - times[k])
+            base = (1.0 - w) * efforts[k] + w * efforts[k + 1]
+        else:
+            qr, vr = self.q_home, 0.0 * qd
+            base = self.gravity
+        tau = base + model.mass_matrix(q) @ (STIFFNESS * (qr - q) + DAMPING * (vr - qd))
+        self.commands.publish(self._Float64MultiArray(data=tau.tolist()))
+
+    def _push(self) -> None:
+        """Ask the simulator for the push (answered asynchronously)."""
+        if not self.push_client.service_is_ready():
+            return
+        request = self._ApplyWrench.Request(link=self.tool, frame='world',
+                                            duration=PUSH_DURATION)
+        request.wrench.force.y = PUSH_FORCE
+        future = self.push_client.call_async(request)
+
+        def done(fut) -> None:
+            answer = fut.result()
+            if answer is not None and answer.success:
+                with self.lock:
+                    self.push_window.append((answer.start_time, answer.end_time))
+        future.add_done_callback(done)
+
+    # ------------------------------------------------------------------ display
+    def status(self) -> str:
+        """Return the scenario's part of the status line."""
+        with self.lock:
+            t = self.t_estimate  # applied and estimated at the same simulated time
+            applied = self.applied_force(t)
+            estimate = self.estimate
+            false_contacts = self.false_contacts
+        phase = (t - self.cycle_start) % PERIOD if math.isfinite(t) else 0.0
+        what = ('push' if applied else 'move' if MOVE_AT <= phase < MOVE_AT + 2 * MOVE_LEG
+                else 'hold')
+        return (' | %s | F_y applied %4.1f N, estimated %5.1f N | contact %s | false %d' % (
+            what, applied, estimate[1],
+            ('YES (%s)' % self.strongest) if self.contact else 'no ', false_contacts))
+
+    def plot(self, ax) -> None:
+        """Draw the applied and estimated force and the contact flag on ``ax``."""
+        with self.lock:
+            samples = list(self.samples)
+        if not samples:
+            ax.set_title('no observer output recorded', fontsize='small')
+            return
+        t = np.array([s[0] for s in samples])
+        ax.plot(t, [s[1] for s in samples], color='k', label='applied push F_y')
+        ax.plot(t, [s[2] for s in samples], color='tab:red',
+                label='external_torque_observer estimate F_y')
+        contact = np.array([s[3] for s in samples])
+        if np.any(contact):
+            ax.fill_between(t, 0.0, 1.0, where=contact, color='tab:orange', alpha=0.25,
+                            transform=ax.get_xaxis_transform(), label='contact flag')
+        for start in np.arange(self.cycle_start + MOVE_AT, t[-1], PERIOD):
+            ax.axvspan(start, start + 2 * MOVE_LEG, color='tab:blue', alpha=0.08)
+        ax.set_ylabel('force on %s [N]' % self.tool)
+        ax.set_title('blue band: joint trajectory with ~/trajectory_efforts feed-forward; '
+                     '%d samples with a contact flag and no push' % self.false_contacts,
+                     fontsize='small')
+        ax.legend(loc='upper right', fontsize='small')
