@@ -39,6 +39,7 @@ the latest messages. Bad messages are logged (throttled) and skipped.
 """
 
 import math
+import re
 import sys
 import threading
 import time
@@ -221,13 +222,19 @@ class ViewerNode(Node):
         try:
             return model.to_model_order(msg.name, values, what=what, allow_extra=True)
         except ValueError as error:
-            self._warn(what, 'ignored a message: %s' % error)
+            # one throttle per kind of problem: the message without its numbers and names
+            kind = re.sub(r"'[^']*'|[-+.\d]+(e[-+]?\d+)?", '#', str(error))
+            self._warn(what + kind, 'ignored a message: %s' % error)
             return None
 
     def joint_states_callback(self, msg: JointState) -> None:
         """Store the latest joint positions."""
         q = self._ordered(msg, msg.position, 'positions')
         if q is None:
+            return
+        if not np.all(np.isfinite(q)):
+            self._warn('positions not finite', 'ignored a message: joint positions with NaN or '
+                       'inf')
             return
         stamp = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
         now = time.monotonic()
@@ -244,7 +251,9 @@ class ViewerNode(Node):
     def external_torques_callback(self, msg: JointState) -> None:
         """Store the observer's external-torque estimate (JointState effort)."""
         tau = self._ordered(msg, msg.effort, 'efforts')
-        if tau is not None:
+        if tau is not None and not np.all(np.isfinite(tau)):
+            self._warn('efforts', 'ignored external torques with NaN or inf')
+        elif tau is not None:
             with self._lock:
                 self._external = (time.monotonic(), tau)
                 self._dirty = True
