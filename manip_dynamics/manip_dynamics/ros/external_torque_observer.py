@@ -371,10 +371,14 @@ class ExternalTorqueObserverNode(Node):
         try:
             r = observer.update(t, q, qd, tau)
             state = plan.detector.update(r)
-            jac = model.jacobian(q, plan.wrench_link)
-            wrench = estimate_wrench(jac, r, self.wrench_damping)
-            if not plan.frame_is_root:
-                wrench = wrench_in_axes(wrench, model.link_transform(q, plan.wrench_frame)[:3, :3])
+            # the wrench only when someone listens: it is half of the work per message
+            wrench = None
+            if self.wrench_pub.get_subscription_count() > 0:
+                jac = model.jacobian(q, plan.wrench_link)
+                wrench = estimate_wrench(jac, r, self.wrench_damping)
+                if not plan.frame_is_root:
+                    wrench = wrench_in_axes(
+                        wrench, model.link_transform(q, plan.wrench_frame)[:3, :3])
         except InputError as error:
             self._reject('time' if 'sample time' in str(error) else 'observer', str(error))
             return
@@ -389,6 +393,8 @@ class ExternalTorqueObserverNode(Node):
         contact.contact = state.contact
         self.contact_pub.publish(contact)
         self.torques_pub.publish(joint_state_message(names, r, stamp))
+        if wrench is None:
+            return
         out = WrenchStamped()
         out.header.stamp = stamp
         out.header.frame_id = plan.wrench_frame
