@@ -16,8 +16,9 @@
 Measure the two forward-dynamics kernels side by side: ABA against CRBA + Cholesky.
 
 Run: ``python benchmarks/forward_dynamics_methods.py`` (after ``source scripts/env.sh``).
-Prints a Markdown table of the median time per state for serial chains of 2 to 50 joints
-and for bundled robots; the faster method is the facade's default.  ``--output FILE``
+Prints a Markdown table of the median time per state for serial chains of 2 to 120 joints
+and for bundled robots; it sets ``ABA_MIN_DOF`` (robot_model.py), the number of joints from
+which the facade's ``method='auto'`` uses ABA.  ``--output FILE``
 replaces the block between the ``fd-methods`` markers of FILE (appended when missing).
 """
 
@@ -25,6 +26,7 @@ import argparse
 import os
 import platform
 import sys
+import time
 import timeit
 
 import numpy as np
@@ -33,8 +35,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
                                 'manip_dynamics'))
 
 from manip_dynamics import RobotModel  # noqa: E402
-from manip_dynamics.algorithms.aba import aba  # noqa: E402
-from manip_dynamics.algorithms.forward_dynamics import forward_dynamics  # noqa: E402
 from manip_dynamics.bundled import urdf_path  # noqa: E402
 
 
@@ -57,16 +57,16 @@ def chain_urdf(n: int, rng: np.random.Generator) -> str:
     return '<robot name="chain">%s%s</robot>' % (''.join(links), ''.join(joints))
 
 
-def time_kernel(kernel, model: RobotModel, rng: np.random.Generator) -> float:
-    """Return the median time of one single-state kernel call [us]."""
+def time_method(method: str, model: RobotModel, rng: np.random.Generator) -> float:
+    """Return the median CPU time of one single-state ``forward_dynamics`` call [us]."""
     n = model.dof
-    a = model._arrays
-    q, qd, tau = (rng.uniform(-1.0, 1.0, (1, n)) for _ in range(3))
-    out = np.empty((1, n))
-    args = (a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass, a.com, a.inertia,
-            model.armature, -model.gravity, q, qd, tau, np.zeros((1, n, 6)), out)
-    kernel(*args)
-    runs = timeit.repeat(lambda: kernel(*args), number=2000, repeat=7)
+    q, qd, tau = (rng.uniform(-1.0, 1.0, n) for _ in range(3))
+    out = np.empty(n)
+
+    def call():
+        model.forward_dynamics(q, qd, tau, method=method, out=out)
+    call()
+    runs = timeit.repeat(call, number=2000, repeat=7, timer=time.process_time)
     return float(np.median(runs)) / 2000 * 1e6
 
 
@@ -96,10 +96,12 @@ def main() -> None:
     lines = []
     rng = np.random.default_rng(0)
     cases = [('chain %d' % n, RobotModel.from_urdf_string(chain_urdf(n, rng)))
-             for n in (2, 7, 10, 20, 30, 50)]
+             for n in (2, 5, 7, 8, 10, 12, 15, 20, 30, 50, 120)]
     cases += [(name, RobotModel.from_urdf_file(urdf_path(name)))
               for name in ('cobot7', 'gripper_arm')]
-    lines.append('Single-state kernel time, median of 7 x 2000 calls. Machine: %s, %d cores, '
+    lines.append('Single-state `forward_dynamics(..., method=...)` CPU time per call (process '
+                 'time, so other load on the machine inflates it less than wall time), median '
+                 'of 7 x 2000 calls. Machine: %s, %d cores, '
                  'Python %s, numpy %s. Run: `python benchmarks/forward_dynamics_methods.py`.'
                  % (platform.processor() or platform.machine(), os.cpu_count(),
                     platform.python_version(), np.__version__))
@@ -107,8 +109,8 @@ def main() -> None:
     lines.append('| model | DoF | ABA [us] | CRBA + Cholesky [us] | ABA / Cholesky |')
     lines.append('| --- | ---: | ---: | ---: | ---: |')
     for name, model in cases:
-        t_aba = time_kernel(aba, model, rng)
-        t_chol = time_kernel(forward_dynamics, model, rng)
+        t_aba = time_method('aba', model, rng)
+        t_chol = time_method('cholesky', model, rng)
         ratio = t_aba / t_chol
         lines.append('| %s | %d | %.2f | %.2f | %.2f |' % (name, model.dof, t_aba, t_chol, ratio))
     table = '\n'.join(lines)

@@ -44,19 +44,15 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from manip_dynamics.algorithms import kernels as _ops
 from manip_dynamics.algorithms.cartesian import (
     CartesianDynamics, DIRECTION_NAMES, operational_space_terms)
-from manip_dynamics.algorithms.coriolis import coriolis as _coriolis_kernel
-from manip_dynamics.algorithms.crba import crba as _crba_kernel, crba_single as _crba_one
-from manip_dynamics.algorithms.energy import potential_energy as _potential_kernel
-from manip_dynamics.algorithms.forward_dynamics import (
-    forward_dynamics as _fd_kernel, forward_dynamics_single as _fd_one)
 from manip_dynamics.algorithms.friction import friction_torques as _friction
-from manip_dynamics.algorithms.jacobians import (
-    link_bias_acceleration, link_jacobian, link_pose)
-from manip_dynamics.algorithms.rnea import rnea as _rnea_kernel, rnea_single as _rnea_one
+from manip_dynamics.algorithms.kernels import KERNELS as _K
+from manip_dynamics.algorithms.packed import pack
 from manip_dynamics.batching import PARALLEL_MIN_STATES, run_batched
 from manip_dynamics.errors import InputError
+from manip_dynamics.inputs import float_array
 from manip_dynamics.model import load_urdf_file, load_urdf_string, RigidBodyTree
 from manip_dynamics.model.rigid_body_tree import (
     BodyInertia, combine_inertias, singular_mass_matrix_message)
@@ -69,6 +65,17 @@ _FRAMES = ('world', 'link')
 _NDARRAY = np.ndarray
 _FLOAT64 = np.dtype(np.float64)
 _STATE_ARGS = {2: ('q', 'qd'), 3: ('q', 'qd', 'qdd')}
+_FD_ARGS = ('q', 'qd', 'tau')
+_NO_FEXT = np.zeros((0, 6))
+_EYE4 = np.eye(4)
+_ID = _ops.INVERSE_DYNAMICS
+_MASS = _ops.MASS_MATRIX
+_CORIOLIS = _ops.CORIOLIS_MATRIX
+_JACOBIAN = _ops.JACOBIAN
+_FD_METHODS = ('auto', 'aba', 'cholesky')
+#: Forward dynamics uses the articulated-body algorithm from this many joints on, CRBA +
+#: Cholesky below (crossover measured by benchmarks/forward_dynamics_methods.py).
+ABA_MIN_DOF = 10
 
 
 class _Arrays(NamedTuple):
@@ -84,12 +91,16 @@ class _Arrays(NamedTuple):
     inertia: FloatArray
 
 
+def _describe(value: object) -> str:
+    """Describe an array argument for an error message: type, dtype, shape."""
+    if isinstance(value, np.ndarray):
+        return '%s of %s, shape %s' % (type(value).__name__, value.dtype, value.shape)
+    return type(value).__name__
+
+
 def _vector(value: ArrayLike, length: int, what: str) -> FloatArray:
     """Return ``value`` as a finite float vector of ``length`` or raise InputError."""
-    try:
-        out = np.array(value, dtype=np.float64).reshape(-1)
-    except (TypeError, ValueError):
-        raise InputError('%s must be %d numbers, got %r' % (what, length, value)) from None
+    out = float_array(value, what).reshape(-1)
     if out.shape != (length,):
         raise InputError('%s must have %d values, got %d' % (what, length, out.size))
     if not np.all(np.isfinite(out)):
@@ -148,6 +159,13 @@ class RobotModel:
         self._lock = threading.Lock()
         self._order_cache: dict[tuple, NDArray[np.int64]] = {}
         self._payloads: dict[str, tuple[float, FloatArray, FloatArray]] = {}
+        # link -> (body, T_body_link C-contiguous (4, 4)) for the kinematics kernels
+        self._frames = {name: (int(f.body), np.ascontiguousarray(f.T_body_link,
+                                                                 dtype=np.float64))
+                        for name, f in tree.links.items()}
+        self._ints = np.empty(0, dtype=np.int64)
+        self._flat = np.empty(0)
+        self._fd_method = _ops.FD_ABA if n >= ABA_MIN_DOF else _ops.FD_CHOLESKY
         self._arrays = self._build_arrays()
 
     # ------------------------------------------------------------------ construction
@@ -357,10 +375,7 @@ class RobotModel:
         :raises InputError: Length mismatch, unknown/duplicate/missing joint, NaN/inf.
         """
         names = tuple(names)
-        try:
-            vals = np.array(values, dtype=np.float64).reshape(-1)
-        except (TypeError, ValueError):
-            raise InputError('%s must be numbers' % what) from None
+        vals = float_array(values, what).reshape(-1)
         if not names:
             if vals.shape[0] != self._n:
                 raise InputError('%s has %d values but the model has %d joints %s' % (
@@ -435,7 +450,7 @@ class RobotModel:
         if not math.isfinite(mass) or mass < 0.0:
             raise InputError('payload mass must be finite and >= 0, got %r' % mass)
         com_v = _vector(com, 3, 'payload centre of mass')
-        values = np.array(inertia, dtype=np.float64)
+        values = float_array(inertia, 'payload inertia')
         if values.shape == (3, 3):
             i_c = values
         else:
@@ -469,6 +484,9 @@ class RobotModel:
             parts = [(mass[b], com[b], inertia[b]),
                      (m, rot @ c + frame.T_body_link[:3, 3], rot @ i_c @ rot.T)]
             mass[b], com[b], inertia[b] = combine_inertias(parts)
+        # the packed copy the kernels read (swapped as one reference, like _arrays)
+        self._ints, self._flat = pack(tree.parent, tree.kind, tree.axis, tree.R_tree,
+                                      tree.p_tree, mass, com, inertia, self._armature)
         return _Arrays(tree.parent, tree.kind, tree.axis, tree.R_tree, tree.p_tree,
                        mass, com, inertia)
 
@@ -486,10 +504,7 @@ class RobotModel:
         out = []
         single = None
         for name, value in zip(names, values):
-            try:
-                a = np.ascontiguousarray(value, dtype=np.float64)
-            except (TypeError, ValueError):
-                raise InputError('%s must be an array of numbers' % name) from None
+            a = float_array(value, name)
             if a.ndim == 1 and a.shape[0] == n:
                 is_single = True
                 a = a.reshape(1, n)
@@ -515,27 +530,69 @@ class RobotModel:
                 return False
         return True
 
-    @staticmethod
-    def _call(kernel, head: tuple, batch: tuple, out: FloatArray, codes: int) -> int:
-        """Run ``kernel(*head, *batch, out)``, large batches split over the CPU cores."""
-        count = out.shape[0]
+    def _out(self, out: object, shape: tuple) -> FloatArray:
+        """Return ``out`` checked as a writable float64 array of ``shape``, or a new one."""
+        if out is None:
+            return np.empty(shape)
+        if (type(out) is not _NDARRAY or out.dtype != _FLOAT64 or out.shape != shape
+                or not out.flags.writeable or (len(shape) > 1 and not out.flags.c_contiguous)):
+            raise InputError('out must be a writable, C-contiguous float64 array of shape %s, '
+                             'got %s' % (shape, _describe(out)))
+        return out
+
+    def _run(self, entry, head: tuple, states: list, out: FloatArray, rows: int,
+             fext: FloatArray | None = None, codes: int = 0) -> int:
+        """
+        Run ``entry(*head, *states, [fext], out)`` on flattened states, large batches split.
+
+        :param states: State arrays flattened to (N n,).
+        :param out: The result, stacked with ``rows`` rows per state.
+        :param fext: Body wrenches (0 | n | N n, 6), or None when the kernel takes none.
+        :param codes: Status codes per state (default: one per state array + 1).
+        """
+        n = self._n
+        count = out.shape[0] // rows
+        tail = () if fext is None else (fext,)
         if count < PARALLEL_MIN_STATES:
-            return kernel(*head, *batch, out)
+            return entry(*head, *states, *tail, out)
 
         def run(lo: int, hi: int) -> int:
-            parts = [b[lo:hi] if b.shape[0] == count else b for b in batch]
-            return kernel(*head, *parts, out[lo:hi])
-        return run_batched(run, count, codes)
+            parts = [s[lo * n:hi * n] for s in states]
+            if fext is not None:
+                parts.append(fext[lo * n:hi * n] if fext.shape[0] > n else fext)
+            return entry(*head, *parts, out[lo * rows:hi * rows])
+        return run_batched(run, count, codes or len(states) + 1)
 
-    def _raise_nonfinite(self, code: int, names: tuple[str, ...], arrays: list) -> None:
+    def _raise_code(self, code: int, names: tuple[str, ...], arrays: list) -> None:
+        """
+        Raise the InputError that a kernel's status ``code`` describes.
+
+        :param names: The kernel's state arguments; ``arrays`` the same, each (N, n).
+        """
         if code < 0:
             raise InputError(singular_mass_matrix_message(
                 self._arrays.parent, self._arrays.mass, self._joint_names, -1 - code))
-        k, a = divmod(code - 1, len(names))
-        bad = int(np.argmax(~np.isfinite(arrays[a][k])))
-        where = '' if arrays[a].shape[0] == 1 else ' in state %d' % k
-        raise InputError('%s of joint %r is %r%s' % (
-            names[a], self._joint_names[bad], float(arrays[a][k, bad]), where))
+        k, a = divmod(code - 1, len(names) + 1)
+        where = '' if arrays[0].shape[0] == 1 else ' in state %d' % k
+        if a < len(names):
+            bad = int(np.argmax(~np.isfinite(arrays[a][k])))
+            raise InputError('%s of joint %r is %r%s' % (
+                names[a], self._joint_names[bad], float(arrays[a][k, bad]), where))
+        # every input finite, the result not: an overflow; name the largest input
+        big = [(float(np.max(np.abs(arr[k]))), i) for i, arr in enumerate(arrays)]
+        value, a = max(big)
+        bad = int(np.argmax(np.abs(arrays[a][k])))
+        raise InputError('the result is not finite (floating-point overflow)%s: %s of joint %r '
+                         'is %r, too large for the dynamics' % (
+                             where, names[a], self._joint_names[bad],
+                             float(arrays[a][k, bad])))
+
+    def _raise_nonfinite(self, code: int, names: tuple[str, ...], arrays: list) -> None:
+        """Raise for a status ``code`` of the form ``1 + len(names) k + a`` (no result check)."""
+        if code > 0:
+            k, a = divmod(code - 1, len(names))
+            code = 1 + (len(names) + 1) * k + a
+        self._raise_code(code, names, arrays)
 
     def _body_wrenches(self, external_wrenches: Wrenches, batch: int) -> FloatArray:
         """Convert link wrenches to body-frame wrenches about body origins, (1|N, n, 6)."""
@@ -548,10 +605,7 @@ class RobotModel:
         out = None
         for link, wrench in items:
             frame = self._link_frame(link)
-            try:
-                w = np.array(wrench, dtype=np.float64)
-            except (TypeError, ValueError):
-                raise InputError('wrench on link %r must be 6 numbers' % link) from None
+            w = float_array(wrench, 'wrench on link %r' % (link,))
             if w.shape == (6,):
                 w = w.reshape(1, 6)
             elif not (w.ndim == 2 and w.shape[1] == 6 and w.shape[0] == batch):
@@ -573,10 +627,17 @@ class RobotModel:
             out[:, frame.body, 3:] += n_b
         return self._no_wrench if out is None else out
 
+    def _fext_rows(self, fext: FloatArray) -> FloatArray:
+        """Return body wrenches (1|N, n, 6) as the kernels' (0 | n | N n, 6) rows."""
+        if fext is self._no_wrench:
+            return _NO_FEXT
+        return fext.reshape(-1, 6)
+
     # ------------------------------------------------------------------ dynamics
     def inverse_dynamics(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *,
                          external_wrenches: Wrenches = None, include_friction: bool = False,
-                         include_armature: bool = False) -> FloatArray:
+                         include_armature: bool = False,
+                         out: FloatArray | None = None) -> FloatArray:
         """
         Return the joint torques that produce ``qdd`` (recursive Newton-Euler).
 
@@ -592,66 +653,86 @@ class RobotModel:
             (N, 6) per link.
         :param include_friction: Add viscous + Coulomb friction (Craig sec. 6.11).
         :param include_armature: Add rotor inertia ``armature * qdd``.
-        :return: Joint torques [N m or N], shape of ``q``.
-        :raises InputError: Wrong shape, NaN/inf, unknown link.
+        :param out: Optional float64 array of the result's shape to write into (no
+            allocation; its content is undefined when an error is raised).
+        :return: Joint torques [N m or N], shape of ``q`` (``out`` when given).
+        :raises InputError: Wrong shape, NaN/inf, complex or ``np.matrix`` input, unknown
+            link, or a non-finite result (overflow: the message names the largest input).
         """
-        if (not external_wrenches and not include_friction and not include_armature
-                and self._plain(q, qd, qdd)):
-            a = self._arrays
-            out = np.empty(self._n)
-            code = _rnea_one(*a, self._base_acc, q, qd, qdd, self._no_wrench[0], out)
+        shape = self._shape
+        if (type(q) is _NDARRAY and type(qd) is _NDARRAY and type(qdd) is _NDARRAY
+                and q.shape == shape and qd.shape == shape and qdd.shape == shape
+                and q.dtype == _FLOAT64 and qd.dtype == _FLOAT64 and qdd.dtype == _FLOAT64
+                and not (external_wrenches or include_friction or include_armature)):
+            res = np.empty(self._n) if out is None else self._out(out, self._shape)
+            code = _K.dynamics(_ID, self._ints, self._flat, False, self._base_acc, q, qd, qdd,
+                               _NO_FEXT, res)
             if code:
-                self._raise_nonfinite(code, _STATE_ARGS[3], [
+                self._raise_code(code, _STATE_ARGS[3], [
                     q.reshape(1, -1), qd.reshape(1, -1), qdd.reshape(1, -1)])
-            return out
+            return res
         (q2, qd2, qdd2), single = self._states(_STATE_ARGS[3], q, qd, qdd)
-        a = self._arrays
         fext = self._body_wrenches(external_wrenches, q2.shape[0])
-        out = np.empty(q2.shape)
-        code = self._call(_rnea_kernel, (a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass,
-                                         a.com, a.inertia, self._base_acc),
-                          (q2, qd2, qdd2, fext), out, 3)
+        res = self._out(out, q2.shape[1:] if single else q2.shape)
+        code = self._run(_K.dynamics, (_ID, self._ints, self._flat, False, self._base_acc),
+                         [q2.reshape(-1), qd2.reshape(-1), qdd2.reshape(-1)],
+                         res.reshape(-1), self._n, self._fext_rows(fext))
         if code:
-            self._raise_nonfinite(code, _STATE_ARGS[3], [q2, qd2, qdd2])
+            self._raise_code(code, _STATE_ARGS[3], [q2, qd2, qdd2])
         if include_friction:
-            out += _friction(qd2, self._damping, self._coulomb, self._friction_velocity)
+            res += (_friction(qd2, self._damping, self._coulomb, self._friction_velocity)
+                    .reshape(res.shape))
         if include_armature:
-            out += self._armature * qdd2
-        return out[0] if single else out
+            res += (self._armature * qdd2).reshape(res.shape)
+        return res
 
-    def _bias_one(self, q: FloatArray, qd: FloatArray, base_acc: FloatArray) -> FloatArray:
-        """Return ``inverse_dynamics(q, qd, 0)`` with base acceleration ``base_acc``, (n,)."""
-        out = np.empty(self._n)
-        code = _rnea_one(*self._arrays, base_acc, q, qd, self._zero_n, self._no_wrench[0], out)
+    def _bias(self, q: ArrayLike, qd: ArrayLike | None, base_acc: FloatArray,
+              out: FloatArray | None) -> FloatArray:
+        """Return ``inverse_dynamics(q, qd, 0)`` with base acceleration ``base_acc``."""
+        if qd is None:
+            if type(q) is _NDARRAY and q.shape == self._shape and q.dtype == _FLOAT64:
+                res = np.empty(self._n) if out is None else self._out(out, self._shape)
+                zero = self._zero_n
+                code = _K.dynamics(_ID, self._ints, self._flat, False, base_acc, q, zero, zero,
+                                   _NO_FEXT, res)
+                if code:
+                    self._raise_code(code, _STATE_ARGS[3], [
+                        q.reshape(1, -1), zero.reshape(1, -1), zero.reshape(1, -1)])
+                return res
+            (q2,), single = self._states(('q',), q)
+            qd2 = np.zeros(q2.shape)
+        elif self._plain(q, qd):
+            res = np.empty(self._n) if out is None else self._out(out, self._shape)
+            zero = self._zero_n
+            code = _K.dynamics(_ID, self._ints, self._flat, False, base_acc, q, qd, zero,
+                               _NO_FEXT, res)
+            if code:
+                self._raise_code(code, _STATE_ARGS[3], [
+                    q.reshape(1, -1), qd.reshape(1, -1), zero.reshape(1, -1)])
+            return res
+        else:
+            (q2, qd2), single = self._states(_STATE_ARGS[2], q, qd)
+        zeros = np.zeros(q2.shape)
+        res = self._out(out, q2.shape[1:] if single else q2.shape)
+        code = self._run(_K.dynamics, (_ID, self._ints, self._flat, False, base_acc),
+                         [q2.reshape(-1), qd2.reshape(-1), zeros.reshape(-1)],
+                         res.reshape(-1), self._n, _NO_FEXT)
         if code:
-            self._raise_nonfinite(code, _STATE_ARGS[3], [
-                q.reshape(1, -1), qd.reshape(1, -1), self._zero_n.reshape(1, -1)])
-        return out
+            self._raise_code(code, _STATE_ARGS[3], [q2, qd2, zeros])
+        return res
 
-    def _bias(self, q2: FloatArray, qd2: FloatArray, base_acc: FloatArray) -> FloatArray:
-        out = np.empty(q2.shape)
-        a = self._arrays
-        code = self._call(_rnea_kernel, (a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass,
-                                         a.com, a.inertia, base_acc),
-                          (q2, qd2, np.zeros(q2.shape), self._no_wrench), out, 3)
-        if code:
-            self._raise_nonfinite(code, _STATE_ARGS[3], [q2, qd2, np.zeros(q2.shape)])
-        return out
-
-    def gravity_torques(self, q: ArrayLike) -> FloatArray:
+    def gravity_torques(self, q: ArrayLike, *, out: FloatArray | None = None) -> FloatArray:
         """
         Return the gravity torques ``g(q)`` = ``inverse_dynamics(q, 0, 0)`` (Craig G(q)).
 
         :param q: Joint positions [rad or m], shape (n,) or (N, n).
+        :param out: Optional array of the result's shape to write into.
         :return: Torques that hold the arm still [N m or N], shape of ``q``.
         """
-        if self._plain(q):
-            return self._bias_one(q, self._zero_n, self._base_acc)
-        (q2,), single = self._states(('q',), q)
-        out = self._bias(q2, np.zeros(q2.shape), self._base_acc)
-        return out[0] if single else out
+        return self._bias(q, None, self._base_acc, out)
 
-    def coriolis_torques(self, q: ArrayLike, qd: ArrayLike) -> FloatArray:
+    def coriolis_torques(self, q: ArrayLike, qd: ArrayLike, *,
+                         out: FloatArray | None = None) -> FloatArray:
         """
         Return ``C(q, qd) qd``: Coriolis and centrifugal torques (Craig V(q, qd), eq. 6.59).
 
@@ -659,29 +740,25 @@ class RobotModel:
 
         :param q: Joint positions, shape (n,) or (N, n).
         :param qd: Joint velocities, same shape.
+        :param out: Optional array of the result's shape to write into.
         :return: Torques [N m or N], shape of ``q``.
         """
-        if self._plain(q, qd):
-            return self._bias_one(q, qd, self._zero_3)
-        (q2, qd2), single = self._states(_STATE_ARGS[2], q, qd)
-        out = self._bias(q2, qd2, np.zeros(3))
-        return out[0] if single else out
+        return self._bias(q, qd, self._zero_3, out)
 
-    def nonlinear_effects(self, q: ArrayLike, qd: ArrayLike) -> FloatArray:
+    def nonlinear_effects(self, q: ArrayLike, qd: ArrayLike, *,
+                          out: FloatArray | None = None) -> FloatArray:
         """
         Return ``C(q, qd) qd + g(q)`` = ``inverse_dynamics(q, qd, 0)`` (Pinocchio's nle).
 
         :param q: Joint positions, shape (n,) or (N, n).
         :param qd: Joint velocities, same shape.
+        :param out: Optional array of the result's shape to write into.
         :return: Torques [N m or N], shape of ``q``.
         """
-        if self._plain(q, qd):
-            return self._bias_one(q, qd, self._base_acc)
-        (q2, qd2), single = self._states(_STATE_ARGS[2], q, qd)
-        out = self._bias(q2, qd2, self._base_acc)
-        return out[0] if single else out
+        return self._bias(q, qd, self._base_acc, out)
 
-    def mass_matrix(self, q: ArrayLike, *, include_armature: bool = False) -> FloatArray:
+    def mass_matrix(self, q: ArrayLike, *, include_armature: bool = False,
+                    out: FloatArray | None = None) -> FloatArray:
         """
         Return the joint-space mass matrix M(q) (composite-rigid-body algorithm).
 
@@ -690,44 +767,53 @@ class RobotModel:
 
         :param q: Joint positions [rad or m], shape (n,) or (N, n).
         :param include_armature: Add the rotor inertias to the diagonal.
+        :param out: Optional array of the result's shape to write into.
         :return: M [kg m^2, kg m, kg], shape (n, n) or (N, n, n).
         """
-        if self._plain(q):
-            out = np.empty((self._n, self._n))
-            if _crba_one(*self._arrays, self._armature if include_armature else self._zero_n,
-                         q, out):
-                self._raise_nonfinite(1, ('q',), [q.reshape(1, -1)])
-            return out
+        n = self._n
+        if type(q) is _NDARRAY and q.shape == self._shape and q.dtype == _FLOAT64:
+            res = np.empty((n, n)) if out is None else self._out(out, (n, n))
+            code = _K.matrices(_MASS, self._ints, self._flat, bool(include_armature), q, q, res)
+            if code:
+                self._raise_code(code, ('q',), [q.reshape(1, -1)])
+            return res
         (q2,), single = self._states(('q',), q)
-        a = self._arrays
-        out = np.empty((q2.shape[0], self._n, self._n))
-        code = self._call(_crba_kernel, (a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass,
-                                         a.com, a.inertia,
-                                         self._armature if include_armature else self._zero_n),
-                          (q2,), out, 1)
+        res = self._out(out, (n, n) if single else (q2.shape[0], n, n))
+        flat_q = q2.reshape(-1)
+        code = self._run(_K.matrices, (_MASS, self._ints, self._flat, bool(include_armature)),
+                         [flat_q, flat_q], res.reshape(-1, n), n, codes=2)
         if code:
-            self._raise_nonfinite(code, ('q',), [q2])
-        return out[0] if single else out
+            self._raise_code(code, ('q',), [q2])
+        return res
 
-    def coriolis_matrix(self, q: ArrayLike, qd: ArrayLike) -> FloatArray:
+    def coriolis_matrix(self, q: ArrayLike, qd: ArrayLike, *,
+                        out: FloatArray | None = None) -> FloatArray:
         """
         Return the Christoffel-consistent Coriolis matrix C(q, qd).
 
         ``C qd`` equals :meth:`coriolis_torques`, and ``dM/dt - 2 C`` is skew-symmetric
-        (see :mod:`manip_dynamics.algorithms.coriolis`).
+        (see :mod:`manip_dynamics.algorithms.coriolis`).  Equals Pinocchio's
+        ``computeCoriolisMatrix``.
 
         :param q: Joint positions, shape (n,) or (N, n).
         :param qd: Joint velocities, same shape.
+        :param out: Optional array of the result's shape to write into.
         :return: C [kg m^2/s ...], shape (n, n) or (N, n, n).
         """
+        n = self._n
+        if self._plain(q, qd):
+            res = np.empty((n, n)) if out is None else self._out(out, (n, n))
+            code = _K.matrices(_CORIOLIS, self._ints, self._flat, False, q, qd, res)
+            if code:
+                self._raise_code(code, _STATE_ARGS[2], [q.reshape(1, -1), qd.reshape(1, -1)])
+            return res
         (q2, qd2), single = self._states(_STATE_ARGS[2], q, qd)
-        a = self._arrays
-        out = np.empty((q2.shape[0], self._n, self._n))
-        code = self._call(_coriolis_kernel, (a.parent, a.kind, a.axis, a.R_tree, a.p_tree,
-                                             a.mass, a.com, a.inertia), (q2, qd2), out, 2)
+        res = self._out(out, (n, n) if single else (q2.shape[0], n, n))
+        code = self._run(_K.matrices, (_CORIOLIS, self._ints, self._flat, False),
+                         [q2.reshape(-1), qd2.reshape(-1)], res.reshape(-1, n), n)
         if code:
-            self._raise_nonfinite(code, _STATE_ARGS[2], [q2, qd2])
-        return out[0] if single else out
+            self._raise_code(code, _STATE_ARGS[2], [q2, qd2])
+        return res
 
     def friction_torques(self, qd: ArrayLike) -> FloatArray:
         """
@@ -738,14 +824,18 @@ class RobotModel:
         """
         (qd2,), single = self._states(('qd',), qd)
         if not np.all(np.isfinite(qd2)):
-            self._raise_nonfinite(1 + int(np.argmax(~np.all(np.isfinite(qd2), axis=1))),
-                                  ('qd',), [qd2])
+            self._raise_code(1 + 2 * int(np.argmax(~np.all(np.isfinite(qd2), axis=1))),
+                             ('qd',), [qd2])
         out = _friction(qd2, self._damping, self._coulomb, self._friction_velocity)
+        if not np.all(np.isfinite(out)):
+            self._raise_code(2 + 2 * int(np.argmax(~np.all(np.isfinite(out), axis=1))),
+                             ('qd',), [qd2])
         return out[0] if single else out
 
     def forward_dynamics(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, *,
                          external_wrenches: Wrenches = None, include_friction: bool = False,
-                         include_armature: bool = False) -> FloatArray:
+                         include_armature: bool = False, method: str = 'auto',
+                         out: FloatArray | None = None) -> FloatArray:
         """
         Return the joint accelerations caused by ``tau`` (Craig sec. 6.12).
 
@@ -759,34 +849,44 @@ class RobotModel:
         :param external_wrenches: As in :meth:`inverse_dynamics`.
         :param include_friction: Subtract viscous + Coulomb friction from ``tau``.
         :param include_armature: Add rotor inertias to M's diagonal.
+        :param method: 'aba' (articulated-body algorithm, O(n)), 'cholesky' (CRBA +
+            Cholesky, O(n^3)) or 'auto': ABA from ``ABA_MIN_DOF`` joints on, the faster of
+            the two measured on this library's kernels.
+        :param out: Optional array of the result's shape to write into.
         :return: Joint accelerations, shape of ``q``.
-        :raises InputError: Wrong shape, NaN/inf, or a mass matrix that is not positive
-            definite (a joint that moves no mass).
+        :raises InputError: Wrong shape, NaN/inf, a non-finite result, or a mass matrix
+            that is not positive definite (a joint that moves no mass).
         """
+        if method == 'auto':
+            code_m = self._fd_method
+        elif method in _FD_METHODS:
+            code_m = _ops.FD_ABA if method == 'aba' else _ops.FD_CHOLESKY
+        else:
+            raise InputError('method must be one of %s, got %r' % (list(_FD_METHODS), method))
         if (not external_wrenches and not include_friction and self._plain(q, qd, tau)):
-            out = np.empty(self._n)
-            code = _fd_one(*self._arrays,
-                           self._armature if include_armature else self._zero_n,
-                           self._base_acc, q, qd, tau, self._no_wrench[0], out)
+            res = np.empty(self._n) if out is None else self._out(out, self._shape)
+            code = _K.dynamics(code_m, self._ints, self._flat, bool(include_armature),
+                               self._base_acc, q, qd, tau, _NO_FEXT, res)
             if code:
-                self._raise_nonfinite(code, ('q', 'qd', 'tau'),
-                                      [q.reshape(1, -1), qd.reshape(1, -1), tau.reshape(1, -1)])
-            return out
-        (q2, qd2, tau2), single = self._states(('q', 'qd', 'tau'), q, qd, tau)
-        a = self._arrays
+                self._raise_code(code, _FD_ARGS,
+                                 [q.reshape(1, -1), qd.reshape(1, -1), tau.reshape(1, -1)])
+            return res
+        (q2, qd2, tau2), single = self._states(_FD_ARGS, q, qd, tau)
         fext = self._body_wrenches(external_wrenches, q2.shape[0])
         if include_friction:
             if not np.all(np.isfinite(qd2)):
-                self._raise_nonfinite(2, ('q', 'qd', 'tau'), [q2, qd2, tau2])
+                k = int(np.argmax(~np.all(np.isfinite(qd2), axis=1)))
+                self._raise_code(2 + 4 * k, _FD_ARGS, [q2, qd2, tau2])
             tau2 = tau2 - _friction(qd2, self._damping, self._coulomb, self._friction_velocity)
-        out = np.empty(q2.shape)
-        code = self._call(_fd_kernel, (a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass,
-                                       a.com, a.inertia,
-                                       self._armature if include_armature else self._zero_n,
-                                       self._base_acc), (q2, qd2, tau2, fext), out, 3)
+        res = self._out(out, q2.shape[1:] if single else q2.shape)
+        code = self._run(_K.dynamics,
+                         (code_m, self._ints, self._flat, bool(include_armature),
+                          self._base_acc),
+                         [q2.reshape(-1), qd2.reshape(-1), tau2.reshape(-1)],
+                         res.reshape(-1), self._n, self._fext_rows(fext))
         if code:
-            self._raise_nonfinite(code, ('q', 'qd', 'tau'), [q2, qd2, tau2])
-        return out[0] if single else out
+            self._raise_code(code, _FD_ARGS, [q2, qd2, tau2])
+        return res
 
     # ------------------------------------------------------------------ energy
     def kinetic_energy(self, q: ArrayLike, qd: ArrayLike, *,
@@ -800,10 +900,13 @@ class RobotModel:
         """
         (q2, qd2), single = self._states(_STATE_ARGS[2], q, qd)
         if not np.all(np.isfinite(qd2)):
-            self._raise_nonfinite(2 + 2 * int(np.argmax(~np.all(np.isfinite(qd2), axis=1))),
-                                  _STATE_ARGS[2], [q2, qd2])
+            self._raise_code(2 + 3 * int(np.argmax(~np.all(np.isfinite(qd2), axis=1))),
+                             _STATE_ARGS[2], [q2, qd2])
         m = self.mass_matrix(q2, include_armature=include_armature)
         out = 0.5 * np.einsum('ki,kij,kj->k', qd2, m, qd2)
+        if not np.all(np.isfinite(out)):
+            self._raise_code(3 + 3 * int(np.argmax(~np.isfinite(out))), _STATE_ARGS[2],
+                             [q2, qd2])
         return float(out[0]) if single else out
 
     def potential_energy(self, q: ArrayLike) -> float | FloatArray:
@@ -816,13 +919,14 @@ class RobotModel:
         :return: A float, or shape (N,) for a batch.
         """
         (q2,), single = self._states(('q',), q)
-        a = self._arrays
-        out = np.empty(q2.shape[0])
-        code = self._call(_potential_kernel, (a.parent, a.kind, a.axis, a.R_tree, a.p_tree,
-                                              a.mass, a.com, self._gravity), (q2,), out, 1)
+        out = np.empty((q2.shape[0], 1))
+        flat_q = q2.reshape(-1)
+        code = self._run(_K.kinematics, (_ops.POTENTIAL_ENERGY, self._ints, self._flat, -1,
+                                         _EYE4, False, self._gravity),
+                         [flat_q, flat_q], out, 1, codes=2)
         if code:
-            self._raise_nonfinite(code, ('q',), [q2])
-        return float(out[0]) if single else out
+            self._raise_code(code, ('q',), [q2])
+        return float(out[0, 0]) if single else out[:, 0]
 
     # ------------------------------------------------------------------ kinematics
     def _single_q(self, q: ArrayLike) -> FloatArray:
@@ -830,7 +934,7 @@ class RobotModel:
         if not single:
             raise InputError('q must be one state of shape (%d,)' % self._n)
         if not np.all(np.isfinite(q2)):
-            self._raise_nonfinite(1, ('q',), [q2])
+            self._raise_code(1, ('q',), [q2])
         return q2[0]
 
     def _frame_flag(self, frame: str) -> bool:
@@ -838,66 +942,103 @@ class RobotModel:
             raise InputError("frame must be 'world' or 'link', got %r" % (frame,))
         return frame == 'link'
 
-    def link_transform(self, q: ArrayLike, link: str) -> FloatArray:
+    def _body_of(self, link: str) -> tuple[int, FloatArray]:
+        """Return ``(body, T_body_link)`` of a link or raise InputError."""
+        try:
+            return self._frames[link]
+        except (KeyError, TypeError):
+            raise InputError('unknown link %r; the model has %s' % (
+                link, list(self._tree.links))) from None
+
+    def link_transform(self, q: ArrayLike, link: str, *,
+                       out: FloatArray | None = None) -> FloatArray:
         """
         Return the pose of a link: homogeneous transform root <- link, shape (4, 4).
 
-        :param q: Joint positions, shape (n,).
+        :param q: Joint positions, shape (n,), or (N, n) for a batch.
         :param link: Any link of the model.
+        :param out: Optional array of the result's shape to write into.
+        :return: Shape (4, 4), or (N, 4, 4) for a batch.
         """
-        frame = self._link_frame(link)
-        q1 = self._single_q(q)
-        a = self._arrays
-        out = np.empty((4, 4))
-        link_pose(a.parent, a.kind, a.axis, a.R_tree, a.p_tree, q1, frame.body,
-                  frame.T_body_link, out)
-        return out
+        body, tbl = self._body_of(link)
+        if type(q) is _NDARRAY and q.shape == self._shape and q.dtype == _FLOAT64:
+            q2, single = q.reshape(1, -1), True
+        else:
+            (q2,), single = self._states(('q',), q)
+        res = self._out(out, (4, 4) if single else (q2.shape[0], 4, 4))
+        flat_q = q2.reshape(-1)
+        code = self._run(_K.kinematics, (_ops.POSE, self._ints, self._flat, body, tbl, False,
+                                         self._gravity),
+                         [flat_q, flat_q], res.reshape(-1, 4), 4, codes=2)
+        if code:
+            self._raise_code(code, ('q',), [q2])
+        return res
 
-    def jacobian(self, q: ArrayLike, link: str, *, frame: str = 'world') -> FloatArray:
+    def jacobian(self, q: ArrayLike, link: str, *, frame: str = 'world',
+                 out: FloatArray | None = None) -> FloatArray:
         """
         Return the geometric Jacobian of a link, shape (6, n), rows ``[v; w]``.
 
         ``[v; w] = J qd`` is the velocity of the link origin and the link's angular
-        velocity, in root axes (``frame='world'``) or link axes (``frame='link'``).
-        The torques that balance a wrench ``w`` on the link are ``J^T w``.
+        velocity, in root axes (``frame='world'``, Pinocchio's LOCAL_WORLD_ALIGNED) or link
+        axes (``frame='link'``, Pinocchio's LOCAL).  The torques that balance a wrench
+        ``w`` on the link are ``J^T w``.
 
-        :param q: Joint positions, shape (n,).
+        :param q: Joint positions, shape (n,), or (N, n) for a batch.
         :param link: Any link of the model.
         :param frame: 'world' or 'link'.
+        :param out: Optional array of the result's shape to write into.
+        :return: Shape (6, n), or (N, 6, n) for a batch.
         """
+        body, tbl = self._body_of(link)
         local = self._frame_flag(frame)
-        frm = self._link_frame(link)
-        q1 = self._single_q(q)
-        a = self._arrays
-        out = np.empty((6, self._n))
-        link_jacobian(a.parent, a.kind, a.axis, a.R_tree, a.p_tree, q1, frm.body,
-                      frm.T_body_link, local, out)
-        return out
+        n = self._n
+        if type(q) is _NDARRAY and q.shape == self._shape and q.dtype == _FLOAT64:
+            res = np.empty((6, n)) if out is None else self._out(out, (6, n))
+            code = _K.kinematics(_JACOBIAN, self._ints, self._flat, body, tbl, local,
+                                 self._gravity, q, q, res)
+            if code:
+                self._raise_code(code, ('q',), [q.reshape(1, -1)])
+            return res
+        (q2,), single = self._states(('q',), q)
+        res = self._out(out, (6, n) if single else (q2.shape[0], 6, n))
+        flat_q = q2.reshape(-1)
+        code = self._run(_K.kinematics, (_JACOBIAN, self._ints, self._flat, body, tbl, local,
+                                         self._gravity),
+                         [flat_q, flat_q], res.reshape(-1, n), 6, codes=2)
+        if code:
+            self._raise_code(code, ('q',), [q2])
+        return res
 
     def jacobian_dot_qd(self, q: ArrayLike, qd: ArrayLike, link: str, *,
-                        frame: str = 'world') -> FloatArray:
+                        frame: str = 'world', out: FloatArray | None = None) -> FloatArray:
         """
         Return ``dJ/dt qd``: the link origin's acceleration ``[a; wdot]`` when qdd = 0.
 
-        :param q: Joint positions, shape (n,).
-        :param qd: Joint velocities, shape (n,).
+        :param q: Joint positions, shape (n,), or (N, n) for a batch.
+        :param qd: Joint velocities, same shape.
         :param link: Any link of the model.
         :param frame: Axes of the result, 'world' or 'link'.
-        :return: Shape (6,) [m/s^2, rad/s^2].
+        :param out: Optional array of the result's shape to write into.
+        :return: Shape (6,) [m/s^2, rad/s^2], or (N, 6) for a batch.
         """
+        body, tbl = self._body_of(link)
         local = self._frame_flag(frame)
-        frm = self._link_frame(link)
+        if self._plain(q, qd):
+            res = np.empty((1, 6)) if out is None else self._out(out, (6,)).reshape(1, 6)
+            code = _K.kinematics(_ops.BIAS_ACCELERATION, self._ints, self._flat, body, tbl,
+                                 local, self._gravity, q, qd, res)
+            if code:
+                self._raise_code(code, _STATE_ARGS[2], [q.reshape(1, -1), qd.reshape(1, -1)])
+            return res[0] if out is None else out
         (q2, qd2), single = self._states(_STATE_ARGS[2], q, qd)
-        if not single:
-            raise InputError('jacobian_dot_qd takes one state of shape (%d,)' % self._n)
-        for k, arr in enumerate((q2, qd2)):
-            if not np.all(np.isfinite(arr)):
-                self._raise_nonfinite(1 + k, _STATE_ARGS[2], [q2, qd2])
-        a = self._arrays
-        out = np.empty(6)
-        link_bias_acceleration(a.parent, a.kind, a.axis, a.R_tree, a.p_tree, q2[0], qd2[0],
-                               frm.body, frm.T_body_link, local, out)
-        return out
+        res = self._out(out, (6,) if single else (q2.shape[0], 6))
+        code = self._run(_K.kinematics, (_ops.BIAS_ACCELERATION, self._ints, self._flat, body,
+                                         tbl, local, self._gravity),
+                         [q2.reshape(-1), qd2.reshape(-1)], res.reshape(-1, 6), 1)
+        if code:
+            self._raise_code(code, _STATE_ARGS[2], [q2, qd2])
+        return res
 
     def cartesian_dynamics(self, q: ArrayLike, qd: ArrayLike, link: str, *,
                            frame: str = 'world',

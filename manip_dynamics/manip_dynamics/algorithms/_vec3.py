@@ -23,7 +23,7 @@ from numba import njit
 
 from manip_dynamics.algorithms._jit import JIT_OPTIONS
 
-_JIT = dict(JIT_OPTIONS, inline='always')
+_JIT = JIT_OPTIONS
 
 
 @njit(**_JIT)

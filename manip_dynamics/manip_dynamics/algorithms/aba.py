@@ -12,201 +12,195 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
+
 """
 Forward dynamics by Featherstone's articulated-body algorithm (ABA), O(n).
 
-Kept beside the Cholesky solve of :mod:`.forward_dynamics` as an independent second
-method: the two must agree, and benchmarks/core_benchmark.py measures which one is faster
-(the facade uses the faster for the arm sizes this suite targets).  Spatial vectors in body
-coordinates, motion ``[w; v]``, force ``[n; f]``; ``X_i`` maps parent motion coordinates to
-body ``i`` (``E = R_i^T``, ``r = p_i``: ``X = [[E, 0], [-E [r]x, E]]``).  Three passes
-(Featherstone, *Rigid Body Dynamics Algorithms*, 2008, table 7.1): velocities and bias
-forces outward, articulated inertias inward, accelerations outward; gravity as a base
-acceleration.
+Featherstone, *Rigid Body Dynamics Algorithms* (2008), table 7.1: velocities and bias
+forces outward, articulated inertias inward, accelerations outward, gravity as a base
+acceleration.  Spatial vectors in body coordinates about the body origin, motion
+``[w; v]``, force ``[n; f]``.  Written in the 3-vector style of the Newton-Euler kernel:
+every spatial vector is a pair of 3-vectors (angular, linear) and every articulated
+inertia is kept as its three 3x3 blocks ``[[A, B], [B^T, C]]``.  The Plücker transforms and
+the congruence ``X^T I^A X`` that carries an articulated inertia to the parent are done
+block by block with the body's rotation ``R`` and origin ``p`` (Featherstone eq. 2.24 split
+into a rotation ``R (.) R^T`` of each block and a shift: ``A' = A + P B^T - B P - P C P``,
+``B' = B + P C``, ``C' = C`` with ``P = [p]x``), so no 6x6 matrix product is formed and
+nothing is allocated per state.  The facade picks it over CRBA + Cholesky
+(:mod:`.forward_dynamics`) above a measured number of joints.
 """
 
 from numba import njit
-import numpy as np
 
 from manip_dynamics.algorithms._jit import JIT_OPTIONS
-from manip_dynamics.algorithms.kinematics import first_non_finite, joint_transforms
+from manip_dynamics.algorithms._vec3 import (
+    add, cross, dot, load, matTvec, matvec, scale, store, sub)
 
 _JIT = JIT_OPTIONS
 
 
 @njit(**_JIT)
-def _motion_to_child(R, p, v, out):  # noqa: N803
-    """``out = X v`` for the parent -> child Plücker transform of (R, p)."""
-    w0, w1, w2 = v[0], v[1], v[2]
-    # v - r x w
-    l0 = v[3] - (p[1] * w2 - p[2] * w1)
-    l1 = v[4] - (p[2] * w0 - p[0] * w2)
-    l2 = v[5] - (p[0] * w1 - p[1] * w0)
-    for r in range(3):
-        out[r] = R[0, r] * w0 + R[1, r] * w1 + R[2, r] * w2
-        out[3 + r] = R[0, r] * l0 + R[1, r] * l1 + R[2, r] * l2
-
-
-@njit(**_JIT)
-def _force_to_parent(R, p, f, out):  # noqa: N803
-    """``out = X^T f``: a body-frame force expressed at the parent origin, parent axes."""
-    n0 = R[0, 0] * f[0] + R[0, 1] * f[1] + R[0, 2] * f[2]
-    n1 = R[1, 0] * f[0] + R[1, 1] * f[1] + R[1, 2] * f[2]
-    n2 = R[2, 0] * f[0] + R[2, 1] * f[1] + R[2, 2] * f[2]
-    g0 = R[0, 0] * f[3] + R[0, 1] * f[4] + R[0, 2] * f[5]
-    g1 = R[1, 0] * f[3] + R[1, 1] * f[4] + R[1, 2] * f[5]
-    g2 = R[2, 0] * f[3] + R[2, 1] * f[4] + R[2, 2] * f[5]
-    out[0] = n0 + p[1] * g2 - p[2] * g1
-    out[1] = n1 + p[2] * g0 - p[0] * g2
-    out[2] = n2 + p[0] * g1 - p[1] * g0
-    out[3] = g0
-    out[4] = g1
-    out[5] = g2
-
-
-@njit(**_JIT)
-def _motion_cross(a, b, out):
-    """``out = a x b`` (spatial motion cross product)."""
-    out[0] = a[1] * b[2] - a[2] * b[1]
-    out[1] = a[2] * b[0] - a[0] * b[2]
-    out[2] = a[0] * b[1] - a[1] * b[0]
-    out[3] = a[1] * b[5] - a[2] * b[4] + a[4] * b[2] - a[5] * b[1]
-    out[4] = a[2] * b[3] - a[0] * b[5] + a[5] * b[0] - a[3] * b[2]
-    out[5] = a[0] * b[4] - a[1] * b[3] + a[3] * b[1] - a[4] * b[0]
-
-
-@njit(**_JIT)
-def _force_cross(a, f, out):
-    """``out = a x* f`` (spatial force cross product)."""
-    out[0] = a[1] * f[2] - a[2] * f[1] + a[4] * f[5] - a[5] * f[4]
-    out[1] = a[2] * f[0] - a[0] * f[2] + a[5] * f[3] - a[3] * f[5]
-    out[2] = a[0] * f[1] - a[1] * f[0] + a[3] * f[4] - a[4] * f[3]
-    out[3] = a[1] * f[5] - a[2] * f[4]
-    out[4] = a[2] * f[3] - a[0] * f[5]
-    out[5] = a[0] * f[4] - a[1] * f[3]
-
-
-@njit(**_JIT)
-def _spatial_inertia(m, c, Ic, out):  # noqa: N803
-    """Body spatial inertia about the body origin: ``[[I_o, [h]x], [[h]x^T, m 1]]``."""
-    cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2]
+def _rotate(R, M, tmp, out):  # noqa: N803
+    """``out = R M R^T`` for (3, 3) arrays; ``tmp`` (3, 3) scratch."""
     for r in range(3):
         for s in range(3):
-            out[r, s] = Ic[r, s] + m * ((cc if r == s else 0.0) - c[r] * c[s])
-            out[3 + r, 3 + s] = m if r == s else 0.0
-    h0, h1, h2 = m * c[0], m * c[1], m * c[2]
-    out[0, 3], out[0, 4], out[0, 5] = 0.0, -h2, h1
-    out[1, 3], out[1, 4], out[1, 5] = h2, 0.0, -h0
-    out[2, 3], out[2, 4], out[2, 5] = -h1, h0, 0.0
+            tmp[r, s] = M[r, 0] * R[s, 0] + M[r, 1] * R[s, 1] + M[r, 2] * R[s, 2]
     for r in range(3):
         for s in range(3):
-            out[3 + s, r] = out[r, 3 + s]
+            out[r, s] = R[r, 0] * tmp[0, s] + R[r, 1] * tmp[1, s] + R[r, 2] * tmp[2, s]
 
 
 @njit(**_JIT)
-def _congruence_to_parent(R, p, A, out, tmp):  # noqa: N803
-    """``out += X^T A X`` for a symmetric 6x6 ``A`` in child coordinates."""
-    col = np.empty(6)
-    res = np.empty(6)
-    # tmp = X^T A (apply X^T to each column of A)
-    for k in range(6):
-        for r in range(6):
-            col[r] = A[r, k]
-        _force_to_parent(R, p, col, res)
-        for r in range(6):
-            tmp[r, k] = res[r]
-    # out += (X^T (X^T A)^T)^T = X^T A X, using symmetry of the result
-    for k in range(6):
-        for r in range(6):
-            col[r] = tmp[k, r]
-        _force_to_parent(R, p, col, res)
-        for r in range(6):
-            out[r, k] += res[r]
-
-
-@njit(**_JIT)
-def aba(parent, kind, axis, R_tree, p_tree, mass, com, inertia, armature,  # noqa: N803
-        base_acc, q, qd, tau, fext, out):
-    """
-    Joint accelerations of a batch of states by the articulated-body algorithm.
-
-    Arguments and return codes as :func:`manip_dynamics.algorithms.forward_dynamics.
-    forward_dynamics` (``-1 - k``: a joint with zero articulated inertia in state ``k``).
-    """
-    N, n = q.shape
-    R = np.empty((n, 3, 3))
-    p = np.empty((n, 3))
-    S = np.zeros((n, 6))
-    v = np.empty((n, 6))
-    c = np.empty((n, 6))
-    a = np.empty((n, 6))
-    IA = np.empty((n, 6, 6))
-    pA = np.empty((n, 6))
-    U = np.empty((n, 6))
-    D = np.empty(n)
-    u = np.empty(n)
-    tmp6 = np.empty(6)
-    tmp66 = np.empty((6, 6))
-    Ia = np.empty((6, 6))
-    pa = np.empty(6)
-    shared = fext.shape[0] == 1
-    for i in range(n):
+def _to_parent(R, p, Aa, Ba, Ca, blk, Ap, Bp, Cp):  # noqa: N803
+    """Add ``X^T [[Aa, Ba], [Ba^T, Ca]] X`` (child -> parent of (R, p)) to the parent's blocks."""
+    A = blk[0]
+    B = blk[1]
+    C = blk[2]
+    Q = blk[3]
+    tmp = blk[4]
+    _rotate(R, Aa, tmp, A)
+    _rotate(R, Ba, tmp, B)
+    _rotate(R, Ca, tmp, C)
+    for s in range(3):
+        qs = cross(p, (C[0, s], C[1, s], C[2, s]))  # Q = P C, column s
         for r in range(3):
-            if kind[i] == 0:
-                S[i, r] = axis[i, r]
-            else:
-                S[i, 3 + r] = axis[i, r]
-    for k in range(N):
-        code = first_non_finite(q[k], qd[k], tau[k])
-        if code:
-            return code + 3 * k
-        fe = fext[0] if shared else fext[k]
-        joint_transforms(kind, axis, R_tree, p_tree, q[k], R, p)
-        for i in range(n):
-            j = parent[i]
-            if j < 0:
-                tmp6[:] = 0.0
-            else:
-                _motion_to_child(R[i], p[i], v[j], tmp6)
-            for r in range(6):
-                v[i, r] = tmp6[r] + S[i, r] * qd[k, i]
-            _motion_cross(v[i], S[i] * qd[k, i], c[i])
-            _spatial_inertia(mass[i], com[i], inertia[i], IA[i])
-            Iv = IA[i] @ v[i]
-            _force_cross(v[i], Iv, pA[i])
-            for r in range(3):  # fext rows are [f; tau], spatial forces [n; f]
-                pA[i, r] -= fe[i, 3 + r]
-                pA[i, 3 + r] -= fe[i, r]
-        for i in range(n - 1, -1, -1):
-            U[i] = IA[i] @ S[i]
-            D[i] = S[i] @ U[i] + armature[i]
-            if not D[i] > 0.0:
-                return -1 - k
-            u[i] = tau[k, i] - S[i] @ pA[i]
-            j = parent[i]
-            if j >= 0:
-                for r in range(6):
-                    for s in range(6):
-                        Ia[r, s] = IA[i, r, s] - U[i, r] * U[i, s] / D[i]
-                pa[:] = pA[i] + Ia @ c[i] + U[i] * (u[i] / D[i])
-                _congruence_to_parent(R[i], p[i], Ia, IA[j], tmp66)
-                _force_to_parent(R[i], p[i], pa, tmp6)
-                for r in range(6):
-                    pA[j, r] += tmp6[r]
-        for i in range(n):
-            j = parent[i]
-            if j < 0:
-                base = np.zeros(6)
-                base[3] = base_acc[0]
-                base[4] = base_acc[1]
-                base[5] = base_acc[2]
-                _motion_to_child(R[i], p[i], base, tmp6)
-            else:
-                _motion_to_child(R[i], p[i], a[j], tmp6)
-            for r in range(6):
-                a[i, r] = tmp6[r] + c[i, r]
-            qdd = (u[i] - U[i] @ a[i]) / D[i]
-            out[k, i] = qdd
-            for r in range(6):
-                a[i, r] += S[i, r] * qdd
-    return 0
+            Q[r, s] = qs[r]
+    for s in range(3):
+        # column s of T = P B^T is p x (row s of B), of Z = P Q^T is p x (row s of Q);
+        # A' = A + T + T^T - P C P with P C P = -Z^T
+        ts = cross(p, (B[s, 0], B[s, 1], B[s, 2]))
+        zs = cross(p, (Q[s, 0], Q[s, 1], Q[s, 2]))
+        for r in range(3):
+            Ap[r, s] += A[r, s] + ts[r]
+            Ap[s, r] += ts[r] + zs[r]
+    for r in range(3):
+        for s in range(3):
+            Bp[r, s] += B[r, s] + Q[r, s]
+            Cp[r, s] += C[r, s]
+
+
+@njit(**_JIT)
+def aba_state(parent, kind, axis, mass, com, inertia, armature, use_armature,  # noqa: N803
+              base_acc, R, p, qd, tau, fext, use_fext, vec, D, u, blocks, blk, out):
+    """
+    Write the joint accelerations of one state into ``out`` (n,).
+
+    ``R``, ``p`` the joint transforms; ``fext`` (n, 6) body wrenches ``[f; tau]`` read
+    when ``use_fext``.  Scratch: ``vec`` (12, n, 3), ``D``, ``u`` (n,), ``blocks``
+    (6, n, 3, 3), ``blk`` (5, 3, 3).
+
+    :return: False when a joint's articulated inertia ``D`` is not positive (the joint
+        moves no mass), else True.
+    """
+    n = qd.shape[0]
+    vw, vl, cw, cl, pn, pf, Ut, Ub, aw, al = (vec[0], vec[1], vec[2], vec[3], vec[4], vec[5],
+                                              vec[6], vec[7], vec[8], vec[9])
+    A, B, C, Aa, Ba, Ca = blocks[0], blocks[1], blocks[2], blocks[3], blocks[4], blocks[5]
+    zero = (0.0, 0.0, 0.0)
+    for i in range(n):
+        Ri = R[i]
+        pi = load(p, i)
+        ax = load(axis, i)
+        j = parent[i]
+        if j < 0:
+            w = zero
+            lin = zero
+        else:
+            wp = load(vw, j)
+            w = matTvec(Ri, wp)
+            lin = matTvec(Ri, sub(load(vl, j), cross(pi, wp)))
+        sq = scale(qd[i], ax)
+        if kind[i] == 0:
+            w = add(w, sq)
+            store(cw, i, cross(w, sq))
+            store(cl, i, cross(lin, sq))
+        else:
+            lin = add(lin, sq)
+            store(cw, i, zero)
+            store(cl, i, cross(w, sq))
+        store(vw, i, w)
+        store(vl, i, lin)
+        # body spatial inertia about the origin (Featherstone eq. 2.63) as blocks
+        m = mass[i]
+        cm = load(com, i)
+        h = scale(m, cm)
+        cc = dot(cm, cm)
+        for r in range(3):
+            for s in range(3):
+                A[i, r, s] = inertia[i, r, s] + m * ((cc if r == s else 0.0) - cm[r] * cm[s])
+                C[i, r, s] = m if r == s else 0.0
+        B[i, 0, 0], B[i, 0, 1], B[i, 0, 2] = 0.0, -h[2], h[1]
+        B[i, 1, 0], B[i, 1, 1], B[i, 1, 2] = h[2], 0.0, -h[0]
+        B[i, 2, 0], B[i, 2, 1], B[i, 2, 2] = -h[1], h[0], 0.0
+        # bias force v x* I v (Featherstone table 7.1)
+        nu = add(matvec(A[i], w), cross(h, lin))
+        ph = sub(scale(m, lin), cross(h, w))
+        bn = add(cross(w, nu), cross(lin, ph))
+        bf = cross(w, ph)
+        if use_fext:
+            bn = sub(bn, (fext[i, 3], fext[i, 4], fext[i, 5]))
+            bf = sub(bf, (fext[i, 0], fext[i, 1], fext[i, 2]))
+        store(pn, i, bn)
+        store(pf, i, bf)
+    for i in range(n - 1, -1, -1):
+        ax = load(axis, i)
+        if kind[i] == 0:
+            ut = matvec(A[i], ax)
+            ub = matTvec(B[i], ax)
+            Di = dot(ax, ut)
+            ui = tau[i] - dot(ax, load(pn, i))
+        else:
+            ut = matvec(B[i], ax)
+            ub = matvec(C[i], ax)
+            Di = dot(ax, ub)
+            ui = tau[i] - dot(ax, load(pf, i))
+        if use_armature:
+            Di += armature[i]
+        if not Di > 0.0:
+            return False
+        D[i] = Di
+        u[i] = ui
+        store(Ut, i, ut)
+        store(Ub, i, ub)
+        j = parent[i]
+        if j >= 0:
+            Ai, Bi, Ci = Aa[i], Ba[i], Ca[i]
+            for r in range(3):
+                for s in range(3):
+                    Ai[r, s] = A[i, r, s] - ut[r] * ut[s] / Di
+                    Bi[r, s] = B[i, r, s] - ut[r] * ub[s] / Di
+                    Ci[r, s] = C[i, r, s] - ub[r] * ub[s] / Di
+            # pa = pA + Ia c + U u / D, carried to the parent: X^T pa
+            ct = load(cw, i)
+            cb = load(cl, i)
+            k = ui / Di
+            an = add(add(load(pn, i), add(matvec(Ai, ct), matvec(Bi, cb))), scale(k, ut))
+            af = add(add(load(pf, i), add(matTvec(Bi, ct), matvec(Ci, cb))), scale(k, ub))
+            Ri = R[i]
+            fp = matvec(Ri, af)
+            np_ = add(matvec(Ri, an), cross(load(p, i), fp))
+            store(pn, j, add(load(pn, j), np_))
+            store(pf, j, add(load(pf, j), fp))
+            _to_parent(Ri, load(p, i), Ai, Bi, Ci, blk, A[j], B[j], C[j])
+    for i in range(n):
+        Ri = R[i]
+        j = parent[i]
+        if j < 0:
+            w = zero
+            lin = matTvec(Ri, (base_acc[0], base_acc[1], base_acc[2]))
+        else:
+            wp = load(aw, j)
+            w = matTvec(Ri, wp)
+            lin = matTvec(Ri, sub(load(al, j), cross(load(p, i), wp)))
+        w = add(w, load(cw, i))
+        lin = add(lin, load(cl, i))
+        qdd = (u[i] - dot(load(Ut, i), w) - dot(load(Ub, i), lin)) / D[i]
+        out[i] = qdd
+        ax = load(axis, i)
+        if kind[i] == 0:
+            w = add(w, scale(qdd, ax))
+        else:
+            lin = add(lin, scale(qdd, ax))
+        store(aw, i, w)
+        store(al, i, lin)
+    return True

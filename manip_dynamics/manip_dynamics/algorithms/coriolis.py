@@ -28,44 +28,27 @@ in one frame, subtree sums ``Ic_d = sum I_i``, ``Bc_d = sum B_i`` give, for join
 ``k`` on one path with ``d`` the deeper of the two,
 ``C[j, k] = S_j^T (Ic_d dS_k/dt + Bc_d S_k)``, where ``dS_k/dt = v_k x S_k``.  Cost
 O(n d) after O(n) 6x6 products.
+
+The skew matrices ``(v x)`` are never formed: with ``I = [[A, [h]x], [[h]x^T, m 1]]``,
+``W = [w]x``, ``V = [v]x`` and ``I v = [nu; phi]``, ``Y = (v x*) I`` has the blocks
+``Y11 = W A - V [h]x``, ``Y12 = W [h]x + m V``, ``Y21 = -W [h]x``, ``Y22 = m W``, so
+``B = 1/2 (X + Y + Y^T)`` with ``X = (I v) xbar* = [[-[nu]x, -[phi]x], [-[phi]x, 0]]``
+needs only cross products, and ``B22 = 0``.  No array is allocated per state.
 """
 
 from numba import njit
-import numpy as np
 
 from manip_dynamics.algorithms._jit import JIT_OPTIONS
-from manip_dynamics.algorithms._vec3 import add, cross, load, matvec, scale
-from manip_dynamics.algorithms.kinematics import all_finite, joint_transforms, world_poses
+from manip_dynamics.algorithms._vec3 import add, cross, dot, load, matvec, scale
+from manip_dynamics.algorithms.kinematics import world_poses
 
 _JIT = JIT_OPTIONS
 
 
 @njit(**_JIT)
-def _cross3(a, b, out, oa):
-    out[oa + 0] = a[1] * b[2] - a[2] * b[1]
-    out[oa + 1] = a[2] * b[0] - a[0] * b[2]
-    out[oa + 2] = a[0] * b[1] - a[1] * b[0]
-
-
-@njit(**_JIT)
-def _skew_into(v, blk, r0, c0, sign):
-    blk[r0 + 0, c0 + 1] += -sign * v[2]
-    blk[r0 + 0, c0 + 2] += sign * v[1]
-    blk[r0 + 1, c0 + 0] += sign * v[2]
-    blk[r0 + 1, c0 + 2] += -sign * v[0]
-    blk[r0 + 2, c0 + 0] += -sign * v[1]
-    blk[r0 + 2, c0 + 1] += sign * v[0]
-
-
-@njit(**_JIT)
-def _matmul6(A, B, out, transpose_a):  # noqa: N803
-    """``out = A @ B`` (or ``A.T @ B``) for 6x6 arrays, without temporaries."""
-    for r in range(6):
-        for c in range(6):
-            acc = 0.0
-            for k in range(6):
-                acc += (A[k, r] if transpose_a else A[r, k]) * B[k, c]
-            out[r, c] = acc
+def _col(M, r0, c):  # noqa: N803
+    """Return column ``c`` of the 3x3 block of ``M`` starting at row ``r0``."""
+    return (M[r0, c], M[r0 + 1, c], M[r0 + 2, c])
 
 
 @njit(**_JIT)
@@ -74,22 +57,85 @@ def _dot6(a, b):
 
 
 @njit(**_JIT)
+def _body_terms(Ri, c0, m, inertia, w, v, Ii, Bi):  # noqa: N803
+    """
+    Fill the world spatial inertia ``Ii`` and ``Bi`` (6, 6) of one body (module doc).
+
+    ``Ri`` body -> world rotation, ``c0`` centre of mass in the world, ``inertia`` (3, 3)
+    about the centre of mass in body axes, ``(w, v)`` the body's spatial velocity.
+    """
+    cc = dot(c0, c0)
+    for r in range(3):
+        for s in range(3):
+            acc = 0.0
+            for u in range(3):
+                acc += Ri[r, u] * (inertia[u, 0] * Ri[s, 0] + inertia[u, 1] * Ri[s, 1]
+                                   + inertia[u, 2] * Ri[s, 2])
+            Ii[r, s] = acc + m * ((cc if r == s else 0.0) - c0[r] * c0[s])
+            Ii[3 + r, 3 + s] = m if r == s else 0.0
+    h = scale(m, c0)
+    # top right [h]x, bottom left [h]x^T
+    Ii[0, 3], Ii[0, 4], Ii[0, 5] = 0.0, -h[2], h[1]
+    Ii[1, 3], Ii[1, 4], Ii[1, 5] = h[2], 0.0, -h[0]
+    Ii[2, 3], Ii[2, 4], Ii[2, 5] = -h[1], h[0], 0.0
+    for r in range(3):
+        for s in range(3):
+            Ii[3 + s, r] = Ii[r, 3 + s]
+    # I v = [nu; phi]
+    nu = add((Ii[0, 0] * w[0] + Ii[0, 1] * w[1] + Ii[0, 2] * w[2],
+              Ii[1, 0] * w[0] + Ii[1, 1] * w[1] + Ii[1, 2] * w[2],
+              Ii[2, 0] * w[0] + Ii[2, 1] * w[1] + Ii[2, 2] * w[2]), cross(h, v))
+    phi = sub3(scale(m, v), cross(h, w))
+    for s in range(3):
+        e = (1.0 if s == 0 else 0.0, 1.0 if s == 1 else 0.0, 1.0 if s == 2 else 0.0)
+        hs = cross(h, e)                      # column s of [h]x
+        y11 = sub3(cross(w, _col(Ii, 0, s)), cross(v, hs))
+        pm = cross(w, hs)                     # column s of W [h]x
+        y12 = add(pm, scale(m, cross(v, e)))  # column s of W [h]x + m V
+        for r in range(3):
+            Bi[r, s] = y11[r]
+            Bi[r, 3 + s] = y12[r]
+            Bi[3 + r, s] = -pm[r]
+            Bi[3 + r, 3 + s] = 0.0
+    # symmetrise: B11 = (Y11 + Y11^T) / 2, B12 = (Y12 + Y21^T) / 2, B21 = (Y21 + Y12^T) / 2
+    for r in range(3):
+        for s in range(r, 3):
+            a = 0.5 * (Bi[r, s] + Bi[s, r])
+            Bi[r, s] = a
+            Bi[s, r] = a
+    for r in range(3):
+        for s in range(3):
+            Bi[r, 3 + s] = 0.5 * (Bi[r, 3 + s] + Bi[3 + s, r])
+    for r in range(3):
+        for s in range(3):
+            Bi[3 + r, s] = Bi[s, 3 + r]  # B21 = B12^T before the X terms
+    # X / 2: -[nu]x / 2 on B11, -[phi]x / 2 on B12 and B21
+    for r0, c0_, x in ((0, 0, nu), (0, 3, phi), (3, 0, phi)):
+        Bi[r0 + 0, c0_ + 1] += 0.5 * x[2]
+        Bi[r0 + 0, c0_ + 2] -= 0.5 * x[1]
+        Bi[r0 + 1, c0_ + 0] -= 0.5 * x[2]
+        Bi[r0 + 1, c0_ + 2] += 0.5 * x[0]
+        Bi[r0 + 2, c0_ + 0] += 0.5 * x[1]
+        Bi[r0 + 2, c0_ + 1] -= 0.5 * x[0]
+
+
+@njit(**_JIT)
+def sub3(a, b):
+    """Return ``a - b`` for 3-tuples."""
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+@njit(**_JIT)
 def coriolis_state(parent, kind, axis, mass, com, inertia, R, p, qd,  # noqa: N803
-                   R0, p0, S, Sd, V, Ic, Bc, C):
+                   R0, p0, S, Sd, V, Ic, Bc, abg, C):
     """
     Fill ``C`` (n, n) for one state whose joint transforms are ``R``, ``p``.
 
     Scratch: ``R0`` (n, 3, 3), ``p0`` (n, 3), ``S``, ``Sd``, ``V`` (n, 6),
-    ``Ic``, ``Bc`` (n, 6, 6).
+    ``Ic``, ``Bc`` (n, 6, 6), ``abg`` (3, 6).
     """
     n = qd.shape[0]
     world_poses(parent, R, p, R0, p0)
-    X = np.empty((6, 6))
-    vx = np.empty((6, 6))
-    T1 = np.empty((6, 6))
-    T2 = np.empty((6, 6))
-    Iv = np.empty(6)
-    tmp = np.empty(3)
     for i in range(n):
         Ri = R0[i]
         # joint motion subspace S_i in world Plücker coordinates
@@ -107,50 +153,17 @@ def coriolis_state(parent, kind, axis, mass, com, inertia, R, p, qd,  # noqa: N8
         for r in range(6):
             V[i, r] = (V[j, r] if j >= 0 else 0.0) + S[i, r] * qd[i]
         # dS/dt = v_i x S_i (motion cross product)
-        w = V[i, 0:3]
-        v = V[i, 3:6]
-        _cross3(w, S[i, 0:3], Sd[i], 0)
-        _cross3(w, S[i, 3:6], Sd[i], 3)
-        _cross3(v, S[i, 0:3], tmp, 0)
+        w = (V[i, 0], V[i, 1], V[i, 2])
+        v = (V[i, 3], V[i, 4], V[i, 5])
+        sw = (S[i, 0], S[i, 1], S[i, 2])
+        sv = (S[i, 3], S[i, 4], S[i, 5])
+        dw = cross(w, sw)
+        dv = add(cross(w, sv), cross(v, sw))
         for r in range(3):
-            Sd[i, 3 + r] += tmp[r]
-        # world spatial inertia about the root origin
-        m = mass[i]
+            Sd[i, r] = dw[r]
+            Sd[i, 3 + r] = dv[r]
         c0 = add(load(p0, i), matvec(Ri, load(com, i)))
-        cc = c0[0] * c0[0] + c0[1] * c0[1] + c0[2] * c0[2]
-        Ii = Ic[i]
-        for r in range(6):
-            for s in range(6):
-                Ii[r, s] = 0.0
-        for r in range(3):
-            for s in range(3):
-                acc = 0.0
-                for u in range(3):
-                    acc += Ri[r, u] * (inertia[i, u, 0] * Ri[s, 0] + inertia[i, u, 1] * Ri[s, 1]
-                                       + inertia[i, u, 2] * Ri[s, 2])
-                Ii[r, s] = acc + m * ((cc if r == s else 0.0) - c0[r] * c0[s])
-            Ii[3 + r, 3 + r] = m
-        h = scale(m, c0)
-        _skew_into(h, Ii, 0, 3, 1.0)
-        _skew_into(h, Ii, 3, 0, -1.0)
-        # B = 1/2 ((v x*) I + (I v) xbar* - I (v x)),  (v x*) = -(v x)^T
-        for r in range(6):
-            for s in range(6):
-                vx[r, s] = 0.0
-                X[r, s] = 0.0
-        _skew_into(w, vx, 0, 0, 1.0)
-        _skew_into(w, vx, 3, 3, 1.0)
-        _skew_into(v, vx, 3, 0, 1.0)
-        for r in range(6):
-            Iv[r] = _dot6(Ii[r], V[i])
-        _skew_into(Iv[0:3], X, 0, 0, -1.0)
-        _skew_into(Iv[3:6], X, 0, 3, -1.0)
-        _skew_into(Iv[3:6], X, 3, 0, -1.0)
-        _matmul6(vx, Ii, T1, True)
-        _matmul6(Ii, vx, T2, False)
-        for r in range(6):
-            for s in range(6):
-                Bc[i, r, s] = 0.5 * (X[r, s] - T1[r, s] - T2[r, s])
+        _body_terms(Ri, c0, mass[i], inertia[i], w, v, Ic[i], Bc[i])
     for i in range(n - 1, -1, -1):
         j = parent[i]
         if j >= 0:
@@ -158,12 +171,10 @@ def coriolis_state(parent, kind, axis, mass, com, inertia, R, p, qd,  # noqa: N8
                 for s in range(6):
                     Ic[j, r, s] += Ic[i, r, s]
                     Bc[j, r, s] += Bc[i, r, s]
-    for r in range(n):
-        for s in range(n):
-            C[r, s] = 0.0
-    alpha = np.empty(6)
-    beta = np.empty(6)
-    gamma = np.empty(6)
+    C[:, :] = 0.0  # entries of unrelated branches of a tree stay zero
+    alpha = abg[0]
+    beta = abg[1]
+    gamma = abg[2]
     for d in range(n):
         for r in range(6):
             # Ic symmetric: S_d^T Ic_d = alpha^T
@@ -179,34 +190,3 @@ def coriolis_state(parent, kind, axis, mass, com, inertia, R, p, qd,  # noqa: N8
             if k != d:
                 C[k, d] = _dot6(S[k], gamma)
             k = parent[k]
-
-
-@njit(**_JIT)
-def coriolis(parent, kind, axis, R_tree, p_tree, mass, com, inertia, q, qd, out):  # noqa: N803
-    """
-    Coriolis matrices of a batch of states.
-
-    :param q: Joint positions, shape (N, n); likewise ``qd``.
-    :param out: Matrices written here, shape (N, n, n).
-    :return: 0, or ``1 + 2 k + a`` when state ``k`` has a non-finite entry in argument
-        ``a`` (0 q, 1 qd).
-    """
-    N, n = q.shape
-    R = np.empty((n, 3, 3))
-    p = np.empty((n, 3))
-    R0 = np.empty((n, 3, 3))
-    p0 = np.empty((n, 3))
-    S = np.empty((n, 6))
-    Sd = np.empty((n, 6))
-    V = np.empty((n, 6))
-    Ic = np.empty((n, 6, 6))
-    Bc = np.empty((n, 6, 6))
-    for k in range(N):
-        if not all_finite(q[k]):
-            return 1 + 2 * k
-        if not all_finite(qd[k]):
-            return 2 + 2 * k
-        joint_transforms(kind, axis, R_tree, p_tree, q[k], R, p)
-        coriolis_state(parent, kind, axis, mass, com, inertia, R, p, qd[k],
-                       R0, p0, S, Sd, V, Ic, Bc, out[k])
-    return 0

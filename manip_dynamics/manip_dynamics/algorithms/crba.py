@@ -23,23 +23,21 @@ motion axis, carried up the ancestors, gives column ``i``.  Cost: O(n d), d = de
 """
 
 from numba import njit
-import numpy as np
 
 from manip_dynamics.algorithms._jit import JIT_OPTIONS
 from manip_dynamics.algorithms._vec3 import add, cross, dot, load, matvec, scale, store
-from manip_dynamics.algorithms.kinematics import all_finite, joint_transforms
 
 _JIT = JIT_OPTIONS
 
 
 @njit(**_JIT)
-def crba_state(parent, kind, axis, mass, com, inertia, armature, R, p,  # noqa: N803
-               mc, hc, Ioc, M):
+def crba_state(parent, kind, axis, mass, com, inertia, armature, use_armature,  # noqa: N803
+               R, p, mc, hc, Ioc, M):
     """
     Fill ``M`` (n, n) for one state whose joint transforms are ``R``, ``p``.
 
     ``mc`` (n,), ``hc`` (n, 3), ``Ioc`` (n, 3, 3): scratch for the composite inertias.
-    ``armature`` (n,) is added to the diagonal (pass zeros for rigid-body only).
+    ``armature`` (n,) is added to the diagonal when ``use_armature``.
     """
     n = mass.shape[0]
     M[:, :] = 0.0  # entries of unrelated branches of a tree stay zero
@@ -62,7 +60,9 @@ def crba_state(parent, kind, axis, mass, com, inertia, armature, R, p,  # noqa: 
         else:
             fn = cross(h, a)
             ff = scale(mc[i], a)
-        M[i, i] = (dot(a, fn) if kind[i] == 0 else dot(a, ff)) + armature[i]
+        M[i, i] = dot(a, fn) if kind[i] == 0 else dot(a, ff)
+        if use_armature:
+            M[i, i] += armature[i]
         j = i
         while parent[j] >= 0:
             Rj = R[j]
@@ -93,46 +93,3 @@ def crba_state(parent, kind, axis, mass, com, inertia, armature, R, p,  # noqa: 
                                      + 2.0 * ph * delta - pi[r] * hr[s] - hr[r] * pi[s])
             mc[j] += m
             store(hc, j, add(load(hc, j), add(scale(m, pi), hr)))
-
-
-@njit(**_JIT)
-def crba(parent, kind, axis, R_tree, p_tree, mass, com, inertia, armature, q, out):  # noqa: N803
-    """
-    Mass matrices of a batch of states.
-
-    :param q: Joint positions, shape (N, n).
-    :param out: Mass matrices written here, shape (N, n, n).
-    :return: 0, or ``1 + k`` when state ``k`` has a non-finite position.
-    """
-    N, n = q.shape
-    R = np.empty((n, 3, 3))
-    p = np.empty((n, 3))
-    mc = np.empty(n)
-    hc = np.empty((n, 3))
-    Ioc = np.empty((n, 3, 3))
-    for k in range(N):
-        if not all_finite(q[k]):
-            return 1 + k
-        joint_transforms(kind, axis, R_tree, p_tree, q[k], R, p)
-        crba_state(parent, kind, axis, mass, com, inertia, armature, R, p, mc, hc, Ioc, out[k])
-    return 0
-
-
-@njit(**_JIT)
-def crba_single(parent, kind, axis, R_tree, p_tree, mass, com, inertia, armature,  # noqa: N803
-                q, out):
-    """
-    Mass matrix of one state ``q`` (n,) into ``out`` (n, n): the facade's fast path.
-
-    :return: 0, or 1 when ``q`` has a non-finite entry.
-    """
-    if not all_finite(q):
-        return 1
-    n = q.shape[0]
-    R = np.empty((n, 3, 3))
-    Ioc = np.empty((n, 3, 3))
-    work = np.empty((2, n, 3))
-    joint_transforms(kind, axis, R_tree, p_tree, q, R, work[0])
-    crba_state(parent, kind, axis, mass, com, inertia, armature, R, work[0], np.empty(n),
-               work[1], Ioc, out)
-    return 0

@@ -20,35 +20,22 @@ the mass matrix.  The zero of the potential is at the root origin.
 """
 
 from numba import njit
-import numpy as np
 
 from manip_dynamics.algorithms._jit import JIT_OPTIONS
-from manip_dynamics.algorithms.kinematics import all_finite, joint_transforms, world_poses
+from manip_dynamics.algorithms._vec3 import add, load, matvec
 
 _JIT = JIT_OPTIONS
 
 
 @njit(**_JIT)
-def potential_energy(parent, kind, axis, R_tree, p_tree, mass, com, gravity, q,  # noqa: N803
-                     out):
+def potential_state(mass, com, gravity, R0, p0):
     """
-    Potential energies [J] of a batch of states ``q`` (N, n) into ``out`` (N,).
+    Return the potential energy [J] of one state from the world body poses ``R0``, ``p0``.
 
-    :return: 0, or ``1 + k`` when state ``k`` has a non-finite position.
+    :param gravity: Gravity acceleration in the root frame [m/s^2], (3,).
     """
-    N, n = q.shape
-    R = np.empty((n, 3, 3))
-    p = np.empty((n, 3))
-    R0 = np.empty((n, 3, 3))
-    p0 = np.empty((n, 3))
-    for k in range(N):
-        if not all_finite(q[k]):
-            return 1 + k
-        joint_transforms(kind, axis, R_tree, p_tree, q[k], R, p)
-        world_poses(parent, R, p, R0, p0)
-        u = 0.0
-        for i in range(n):
-            c0 = p0[i] + R0[i] @ com[i]
-            u -= mass[i] * (gravity[0] * c0[0] + gravity[1] * c0[1] + gravity[2] * c0[2])
-        out[k] = u
-    return 0
+    u = 0.0
+    for i in range(mass.shape[0]):
+        c0 = add(load(p0, i), matvec(R0[i], load(com, i)))
+        u -= mass[i] * (gravity[0] * c0[0] + gravity[1] * c0[1] + gravity[2] * c0[2])
+    return u

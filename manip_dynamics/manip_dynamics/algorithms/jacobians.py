@@ -20,27 +20,19 @@ velocities to the twist ``[v; w]`` of the link origin: for an ancestor revolute 
 ``k`` with world axis ``z_k`` at origin ``o_k`` the column is ``[z_k x (o - o_k); z_k]``,
 for a prismatic joint ``[z_k; 0]``; other columns are zero.  Frames: 'world' uses the root
 frame's axes, 'link' the link's own axes; the reference point is the link origin in both.
+
+Each entry kernel takes N states stored one after the other (N = 1: one state) and
+returns 0, or ``1 + c k + a`` for state ``k`` with a non-finite argument ``a`` (``a`` = the
+number of state arguments when the result is not finite).
 """
 
 from numba import njit
-import numpy as np
 
 from manip_dynamics.algorithms._jit import JIT_OPTIONS
 from manip_dynamics.algorithms._vec3 import add, cross, load, matTvec, matvec, sub
-from manip_dynamics.algorithms.kinematics import (
-    joint_transforms, outward_pass, point_acceleration, world_poses)
+from manip_dynamics.algorithms.kinematics import point_acceleration
 
 _JIT = JIT_OPTIONS
-
-
-@njit(**_JIT)
-def body_poses(parent, kind, axis, R_tree, p_tree, q, R0, p0):  # noqa: N803
-    """Fill world poses ``R0`` (n, 3, 3), ``p0`` (n, 3) of every body for ``q`` (n,)."""
-    n = q.shape[0]
-    R = np.empty((n, 3, 3))
-    p = np.empty((n, 3))
-    joint_transforms(kind, axis, R_tree, p_tree, q, R, p)
-    world_poses(parent, R, p, R0, p0)
 
 
 @njit(**_JIT)
@@ -52,17 +44,14 @@ def _rotate_into(R0, T, out):  # noqa: N803
 
 
 @njit(**_JIT)
-def link_pose(parent, kind, axis, R_tree, p_tree, q, body, T_body_link, out):  # noqa: N803
-    """Write the (4, 4) transform root <- link for joint positions ``q`` (n,) into ``out``."""
-    n = q.shape[0]
-    R0 = np.empty((n, 3, 3))
-    p0 = np.empty((n, 3))
-    body_poses(parent, kind, axis, R_tree, p_tree, q, R0, p0)
+def pose_state(R0, p0, body, T_body_link, out):  # noqa: N803
+    """Write the (4, 4) transform root <- link from the body poses ``R0``, ``p0``."""
     out[:, :] = 0.0
     out[3, 3] = 1.0
     if body < 0:
-        out[:3, :3] = T_body_link[:3, :3]
-        out[:3, 3] = T_body_link[:3, 3]
+        for r in range(3):
+            for c in range(4):
+                out[r, c] = T_body_link[r, c]
         return
     _rotate_into(R0[body], T_body_link, out)
     t = (T_body_link[0, 3], T_body_link[1, 3], T_body_link[2, 3])
@@ -72,19 +61,14 @@ def link_pose(parent, kind, axis, R_tree, p_tree, q, body, T_body_link, out):  #
 
 
 @njit(**_JIT)
-def link_jacobian(parent, kind, axis, R_tree, p_tree, q, body, T_body_link,  # noqa: N803
-                  local, out):
-    """Write the (6, n) geometric Jacobian of a link into ``out``; see module doc."""
-    n = q.shape[0]
-    R0 = np.empty((n, 3, 3))
-    p0 = np.empty((n, 3))
-    body_poses(parent, kind, axis, R_tree, p_tree, q, R0, p0)
+def jacobian_state(parent, kind, axis, R0, p0, body, T_body_link, local, Rl,  # noqa: N803
+                   out):
+    """Write the (6, n) geometric Jacobian of a link into ``out``; ``Rl`` (3, 3) scratch."""
     out[:, :] = 0.0
     if body < 0:
         return
     o = add(load(p0, body), matvec(R0[body], (T_body_link[0, 3], T_body_link[1, 3],
                                               T_body_link[2, 3])))
-    Rl = np.empty((3, 3))
     _rotate_into(R0[body], T_body_link, Rl)
     k = body
     while k >= 0:
@@ -105,35 +89,24 @@ def link_jacobian(parent, kind, axis, R_tree, p_tree, q, body, T_body_link,  # n
 
 
 @njit(**_JIT)
-def link_bias_acceleration(parent, kind, axis, R_tree, p_tree, q, qd, body,  # noqa: N803
-                           T_body_link, local, out):
+def bias_acceleration_state(R0, w, wd, vd, body, T_body_link, local, out):  # noqa: N803
     """
     Write ``dJ/dt qd`` (6,) of a link: the acceleration ``[a; wdot]`` of its origin at qdd = 0.
 
-    The classical (not spatial) acceleration, from one outward pass with zero joint
-    accelerations and no gravity, expressed in root ('world') or link axes.
+    The classical (not spatial) acceleration, from the outward pass ``w``, ``wd``, ``vd``
+    (body frames) with zero joint accelerations and no gravity, in root or link axes;
+    ``R0`` the world body rotations.
     """
-    n = q.shape[0]
-    R = np.empty((n, 3, 3))
-    p = np.empty((n, 3))
-    w = np.empty((n, 3))
-    wd = np.empty((n, 3))
-    vd = np.empty((n, 3))
-    R0 = np.empty((n, 3, 3))
-    p0 = np.empty((n, 3))
-    out[:] = 0.0
     if body < 0:
+        for i in range(6):
+            out[i] = 0.0
         return
-    joint_transforms(kind, axis, R_tree, p_tree, q, R, p)
-    world_poses(parent, R, p, R0, p0)
-    outward_pass(parent, kind, axis, R, p, np.zeros(3), qd, np.zeros(n), w, wd, vd)
     r = (T_body_link[0, 3], T_body_link[1, 3], T_body_link[2, 3])
     acc = point_acceleration(load(w, body), load(wd, body), load(vd, body), r)
     wdot = load(wd, body)
     if local:
-        Rbl = T_body_link[:3, :3]
-        acc = matTvec(Rbl, acc)
-        wdot = matTvec(Rbl, wdot)
+        acc = matTvec(T_body_link, acc)
+        wdot = matTvec(T_body_link, wdot)
     else:
         acc = matvec(R0[body], acc)
         wdot = matvec(R0[body], wdot)

@@ -77,8 +77,10 @@ def world_poses(parent, R, p, R0, p0):  # noqa: N803
     for i in range(n):
         j = parent[i]
         if j < 0:
-            R0[i, :, :] = R[i]
-            p0[i, :] = p[i]
+            for r in range(3):
+                for c in range(3):
+                    R0[i, r, c] = R[i, r, c]
+                p0[i, r] = p[i, r]
         else:
             for r in range(3):
                 for c in range(3):
@@ -151,10 +153,52 @@ def first_non_finite(a, b, c):
 
 
 @njit(**_JIT)
+def load_state(src, lo, dst):
+    """
+    Copy ``src[lo:lo + len(dst)]`` into ``dst`` and return True when every entry is finite.
+
+    The entry kernels take strided (N n,) arrays; copying each state into a contiguous
+    scratch vector first means every inner kernel is compiled for one array layout only.
+    """
+    finite = True
+    for i in range(dst.shape[0]):
+        v = src[lo + i]
+        dst[i] = v
+        if not math.isfinite(v):
+            finite = False
+    return finite
+
+
+@njit(**_JIT)
+def store_state(src, dst, lo):
+    """Copy ``src`` into ``dst[lo:lo + len(src)]``; return True when every entry is finite."""
+    finite = True
+    for i in range(src.shape[0]):
+        v = src[i]
+        dst[lo + i] = v
+        if not math.isfinite(v):
+            finite = False
+    return finite
+
+
+@njit(**_JIT)
+def store_rows(src, dst, lo):
+    """Copy the rows of ``src`` into rows ``lo:`` of ``dst``; True when all are finite."""
+    finite = True
+    for r in range(src.shape[0]):
+        for c in range(src.shape[1]):
+            v = src[r, c]
+            dst[lo + r, c] = v
+            if not math.isfinite(v):
+                finite = False
+    return finite
+
+
+@njit(**_JIT)
 def point_acceleration(wi, wdi, vdi, r):
     """Return the acceleration of the point ``r`` of a body (Craig eq. 6.48 form)."""
     return add(add(cross(wdi, r), cross(wi, cross(wi, r))), vdi)
 
 
-__all__ = ['all_finite', 'dot', 'first_non_finite', 'joint_transforms', 'outward_pass',
-           'point_acceleration', 'world_poses']
+__all__ = ['all_finite', 'dot', 'first_non_finite', 'joint_transforms', 'load_state',
+           'outward_pass', 'point_acceleration', 'store_rows', 'store_state', 'world_poses']

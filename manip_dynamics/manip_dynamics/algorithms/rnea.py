@@ -24,24 +24,23 @@ the inward pass adds every child's force to its parent.  Cost: O(n).
 """
 
 from numba import njit
-import numpy as np
 
 from manip_dynamics.algorithms._jit import JIT_OPTIONS
 from manip_dynamics.algorithms._vec3 import add, cross, dot, load, matvec, scale, store, sub
-from manip_dynamics.algorithms.kinematics import (
-    first_non_finite, joint_transforms, outward_pass)
+from manip_dynamics.algorithms.kinematics import outward_pass
 
 _JIT = JIT_OPTIONS
 
 
 @njit(**_JIT)
 def rnea_state(parent, kind, axis, mass, com, inertia, base_acc, R, p, qd, qdd,  # noqa: N803
-               fext, w, wd, vd, f, t, out):
+               fext, use_fext, w, wd, vd, f, t, out):
     """
     Compute the joint torques of one state whose joint transforms are in ``R``, ``p``.
 
-    ``fext`` (n, 6): the wrench ``[f; tau]`` the environment applies to each body, body
-    frame, about the body origin.  ``f``, ``t``, ``w``, ``wd``, ``vd``: (n, 3) scratch.
+    ``fext`` (n, 6), read when ``use_fext``: the wrench ``[f; tau]`` the environment
+    applies to each body, body frame, about the body origin.  ``f``, ``t``, ``w``, ``wd``,
+    ``vd``: (n, 3) scratch.
     """
     n = qd.shape[0]
     outward_pass(parent, kind, axis, R, p, base_acc, qd, qdd, w, wd, vd)
@@ -56,8 +55,12 @@ def rnea_state(parent, kind, axis, mass, com, inertia, base_acc, R, p, qd, qdd, 
         Ic = inertia[i]
         # Craig eq. 6.49-6.50: Newton and Euler equations
         N = add(matvec(Ic, wdi), cross(wi, matvec(Ic, wi)))
-        store(f, i, sub(F, (fext[i, 0], fext[i, 1], fext[i, 2])))
-        store(t, i, sub(add(N, cross(c, F)), (fext[i, 3], fext[i, 4], fext[i, 5])))
+        T = add(N, cross(c, F))
+        if use_fext:
+            F = sub(F, (fext[i, 0], fext[i, 1], fext[i, 2]))
+            T = sub(T, (fext[i, 3], fext[i, 4], fext[i, 5]))
+        store(f, i, F)
+        store(t, i, T)
     for i in range(n - 1, -1, -1):
         a = load(axis, i)
         fi = load(f, i)
@@ -70,55 +73,3 @@ def rnea_state(parent, kind, axis, mass, com, inertia, base_acc, R, p, qd, qdd, 
             Rf = matvec(R[i], fi)
             store(f, j, add(load(f, j), Rf))
             store(t, j, add(add(load(t, j), matvec(R[i], ti)), cross(load(p, i), Rf)))
-
-
-@njit(**_JIT)
-def rnea(parent, kind, axis, R_tree, p_tree, mass, com, inertia, base_acc,  # noqa: N803
-         q, qd, qdd, fext, out):
-    """
-    Inverse dynamics of a batch of states.
-
-    :param q: Joint positions, shape (N, n); likewise ``qd``, ``qdd``.
-    :param fext: Body wrenches, shape (1, n, 6) shared by all states or (N, n, 6).
-    :param out: Torques written here, shape (N, n).
-    :return: 0, or ``1 + 3 k + a`` when state ``k`` has a non-finite entry in argument
-        ``a`` (0 q, 1 qd, 2 qdd); ``out`` is then incomplete.
-    """
-    N, n = q.shape
-    R = np.empty((n, 3, 3))
-    p = np.empty((n, 3))
-    w = np.empty((n, 3))
-    wd = np.empty((n, 3))
-    vd = np.empty((n, 3))
-    f = np.empty((n, 3))
-    t = np.empty((n, 3))
-    shared = fext.shape[0] == 1
-    for k in range(N):
-        code = first_non_finite(q[k], qd[k], qdd[k])
-        if code:
-            return code + 3 * k
-        joint_transforms(kind, axis, R_tree, p_tree, q[k], R, p)
-        rnea_state(parent, kind, axis, mass, com, inertia, base_acc, R, p, qd[k], qdd[k],
-                   fext[0] if shared else fext[k], w, wd, vd, f, t, out[k])
-    return 0
-
-
-@njit(**_JIT)
-def rnea_single(parent, kind, axis, R_tree, p_tree, mass, com, inertia, base_acc,  # noqa: N803
-                q, qd, qdd, fext, out):
-    """
-    Inverse dynamics of one state: ``q``, ``qd``, ``qdd``, ``out`` shape (n,), ``fext`` (n, 6).
-
-    The facade's fast path for control loops (no batch bookkeeping).
-    :return: 0, or 1 + the index of the first non-finite argument (0 q, 1 qd, 2 qdd).
-    """
-    code = first_non_finite(q, qd, qdd)
-    if code:
-        return code
-    n = q.shape[0]
-    R = np.empty((n, 3, 3))
-    work = np.empty((6, n, 3))
-    joint_transforms(kind, axis, R_tree, p_tree, q, R, work[0])
-    rnea_state(parent, kind, axis, mass, com, inertia, base_acc, R, work[0], qd, qdd, fext,
-               work[1], work[2], work[3], work[4], work[5], out)
-    return 0

@@ -21,8 +21,10 @@ joint-limit contact torque ``tau_lim`` (:mod:`.joint_limits`)::
     qdd = M(q)^-1 (tau - V(q, qd) - G(q) - F(qd) + tau_lim(q, qd))
 
 ``tau`` is held constant over each step (zero-order hold, as a 1 kHz controller applies it).
-One call of :func:`advance` runs ``steps`` steps inside one compiled kernel, so the only
-Python cost per call is the dispatch.
+One call of :func:`advance` clamps the commanded torque and runs ``steps`` steps inside one
+compiled kernel; it takes the packed model (:mod:`manip_dynamics.algorithms.packed`), one
+parameter array (:func:`pack_parameters`) and the state, so a call from Python costs one
+dispatch of ten arguments through the bound entry point (:data:`KERNELS`).
 
 * ``SEMI_IMPLICIT_EULER``: Craig's Euler scheme (eq. 6.117) with the velocity updated first
   and the new velocity used for the position (symplectic Euler)::
@@ -47,9 +49,11 @@ Python cost per call is the dispatch.
 from numba import njit
 import numpy as np
 
+from manip_dynamics.algorithms._jit import EntryPoints
 from manip_dynamics.algorithms.crba import crba_state
 from manip_dynamics.algorithms.forward_dynamics import cholesky_solve
 from manip_dynamics.algorithms.kinematics import all_finite, joint_transforms
+from manip_dynamics.algorithms.packed import unpack
 from manip_dynamics.algorithms.rnea import rnea_state
 from manip_dynamics.simulation.joint_limits import hard_stop, limit_torques
 
@@ -59,62 +63,96 @@ RK4 = 1
 OK = 0
 NOT_FINITE = 1
 NOT_POSITIVE_DEFINITE = 2
+#: The commanded torque has a NaN/inf entry (nothing was stepped).
+BAD_TORQUE = 3
 
 _JIT = {'cache': True, 'nogil': True}
 
+# scalar slots of the parameter array; then base_acc (3,) and seven (n,) blocks
+_DT, _EPS, _FRICTION, _ARMATURE, _MODE, _OMEGA, _CLAMP, _METHOD = range(8)
+_BASE = 8
+_JOINTS = 11
+
+
+def pack_parameters(n: int, *, dt: float, method: int, base_acc: np.ndarray,
+                    friction: bool, damping: np.ndarray, coulomb: np.ndarray,
+                    friction_velocity: float, armature: bool, mode: int, omega: float,
+                    lower: np.ndarray, upper: np.ndarray, k_user: np.ndarray,
+                    c_user: np.ndarray, clamp: bool, effort: np.ndarray) -> np.ndarray:
+    """
+    Return the parameter array of :func:`advance` and :func:`accelerations`.
+
+    :param n: Number of joints.
+    :param dt: Fixed step [s]; ``method`` SEMI_IMPLICIT_EULER or RK4.
+    :param base_acc: ``-gravity`` [m/s^2], (3,).
+    :param friction: Apply viscous ``damping`` and Coulomb ``coulomb`` friction (n,) with
+        the smooth-sign width ``friction_velocity``.
+    :param armature: Add the packed model's rotor inertias to M's diagonal.
+    :param mode: Limit mode (0 none, 1 spring, 2 hard), ``omega`` the default contact
+        frequency, ``lower``/``upper``/``k_user``/``c_user`` (n,) as
+        :func:`~manip_dynamics.simulation.joint_limits.limit_torques`.
+    :param clamp: Clamp the commanded torque to ``+-effort`` (n,).
+    """
+    head = np.array([dt, friction_velocity, float(friction), float(armature), float(mode),
+                     omega, float(clamp), float(method)], dtype=np.float64)
+    blocks = [np.asarray(b, dtype=np.float64).reshape(n) for b in (
+        damping, coulomb, lower, upper, k_user, c_user, effort)]
+    return np.ascontiguousarray(np.concatenate([head, np.asarray(base_acc, dtype=np.float64)
+                                                .reshape(3)] + blocks))
+
 
 @njit(**_JIT)
-def workspace(n):
-    """Return the scratch arrays of :func:`accelerations` for ``n`` joints."""
-    return (np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3)),
-            np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3)), np.empty(n),
-            np.empty((n, 3)), np.empty((n, 3, 3)), np.empty((n, n)), np.zeros(n),
-            np.zeros((n, 6)), np.empty((n + 1, n)), np.empty(n), np.empty(n), np.empty(n))
+def _joint_blocks(params, n):
+    """Return the seven (n,) per-joint blocks of the parameter array as rows of (7, n)."""
+    return params[_JOINTS:_JOINTS + 7 * n].reshape((7, n))
 
 
 @njit(**_JIT)
-def accelerations(tree, inertial, joint, limits, h, q, qd, tau, ws, out):
+def _accelerations(tree, params, h, q, qd, tau, fext, ws, out):
     """
     Joint accelerations of one state, with friction, limit contact and implicit terms.
 
-    :param tree: ``(parent, kind, axis, R_tree, p_tree)`` of the rigid-body tree.
-    :param inertial: ``(mass, com, inertia, armature, base_acc)``; armature (n,) is added
-        to M's diagonal (zeros for rigid-body only), base_acc = -gravity (3,).
-    :param joint: ``(damping, coulomb, friction_velocity (1,), use_friction (1,))``;
-        friction is off when ``use_friction[0] == 0``.
-    :param limits: ``(mode (1,), lower, upper, k_user, c_user, omega (1,))``; mode 0 none,
-        1 spring (2 hard adds no torque here).
+    :param tree: The tuple :func:`~manip_dynamics.algorithms.packed.unpack` returns.
+    :param params: From :func:`pack_parameters`.
     :param h: Step of the linearly implicit treatment of the diagonal stiff terms [s];
         0 gives the plain explicit accelerations.
-    :param q: Joint positions (n,); ``qd`` velocities (n,); ``tau`` applied torques (n,).
-    :param ws: Scratch from :func:`workspace`.
+    :param q: Joint positions (n,); ``qd`` velocities (n,); ``tau`` applied torques (n,);
+        ``fext`` (n, 6) body wrenches ``[f; tau]`` the environment applies.
+    :param ws: Scratch from :func:`_workspace`.
     :param out: Accelerations written here (n,).
     :return: OK, NOT_FINITE (a non-finite state) or NOT_POSITIVE_DEFINITE.
     """
-    parent, kind, axis, R_tree, p_tree = tree
-    mass, com, inertia, armature, base_acc = inertial
-    damping, coulomb, fric_eps, use_friction = joint
-    mode, lower, upper, k_user, c_user, omega = limits
-    R, p, w, wd, vd, f, t, mc, hc, Ioc, M, zero, fext, scratch, tau_lim, stiff, damp = ws
+    parent, kind, axis, R_tree, p_tree, mass, com, inertia, armature = tree
+    R, vec3, M, Ioc, vecn, scratch = ws
     n = q.shape[0]
     if not (all_finite(q) and all_finite(qd)):
         return NOT_FINITE
+    p = vec3[0]
     joint_transforms(kind, axis, R_tree, p_tree, q, R, p)
+    zero = vecn[0]
+    use_fext = n > 0  # a variable, not the literal True: one compiled rnea_state for all
     # V + G: one Newton-Euler pass with qdd = 0 (Craig sec. 6.12)
-    rnea_state(parent, kind, axis, mass, com, inertia, base_acc, R, p, qd, zero, fext,
-               w, wd, vd, f, t, out)
+    rnea_state(parent, kind, axis, mass, com, inertia, params[_BASE:_BASE + 3], R, p, qd,
+               zero, fext, use_fext, vec3[1], vec3[2], vec3[3], vec3[4], vec3[5], out)
     for i in range(n):
         out[i] = tau[i] - out[i]
-    crba_state(parent, kind, axis, mass, com, inertia, armature, R, p, mc, hc, Ioc, M)
-    if use_friction[0] != 0:
-        eps = fric_eps[0]
+    crba_state(parent, kind, axis, mass, com, inertia, armature, params[_ARMATURE] != 0.0,
+               R, p, vecn[1], vec3[6], Ioc, M)
+    jb = _joint_blocks(params, n)
+    if params[_FRICTION] != 0.0:
+        eps = params[_EPS]
+        damping = jb[0]
+        coulomb = jb[1]
         for i in range(n):
             th = np.tanh(qd[i] / eps)
             out[i] -= damping[i] * qd[i] + coulomb[i] * th
             # slope of the friction torque, taken implicitly
             M[i, i] += h * (damping[i] + coulomb[i] / eps * (1.0 - th * th))
-    if mode[0] == 1:
-        if not limit_torques(lower, upper, k_user, c_user, omega[0], q, qd, M, scratch,
+    if params[_MODE] == 1.0:
+        tau_lim = vecn[2]
+        stiff = vecn[3]
+        damp = vecn[4]
+        if not limit_torques(jb[2], jb[3], jb[4], jb[5], params[_OMEGA], q, qd, M, scratch,
                              tau_lim, stiff, damp):
             return NOT_POSITIVE_DEFINITE
         for i in range(n):
@@ -129,45 +167,69 @@ def accelerations(tree, inertial, joint, limits, h, q, qd, tau, ws, out):
 
 
 @njit(**_JIT)
-def clamp_effort(tau, effort, clamp, out):
-    """Copy ``tau`` into ``out``, clamped to ``+-effort`` when ``clamp``; False on NaN/inf."""
-    for i in range(tau.shape[0]):
+def _workspace(n):
+    """Return the scratch arrays of :func:`_accelerations` for ``n`` joints."""
+    vecn = np.empty((5, n))
+    vecn[0, :] = 0.0
+    return (np.empty((n, 3, 3)), np.empty((7, n, 3)), np.empty((n, n)), np.empty((n, 3, 3)),
+            vecn, np.empty((n + 1, n)))
+
+
+#: Signature of :func:`advance`.
+ADVANCE_SIG = ('i8(i8[::1], f8[::1], f8[::1], i8, f8[::1], f8[::1], f8[::1], f8[::1], '
+               'f8[:, ::1], i8[::1])')
+
+
+@njit(**_JIT)
+def advance(ints, flat, params, steps, q, qd, tau, applied, fext, info):
+    """
+    Advance ``(q, qd)`` in place by ``steps`` fixed steps with the commanded torque ``tau``.
+
+    ``applied`` (n,) receives ``tau`` clamped to the effort limits when the parameters ask
+    for it; that torque is held over every step.  With ``steps == 0`` nothing moves and
+    ``applied`` receives instead the explicit accelerations at ``(q, qd)`` under the
+    clamped torque (the right-hand side of the 'adaptive' integrator).
+
+    :param ints: Packed tree; ``flat`` the packed model; ``params`` from
+        :func:`pack_parameters` (step, method, friction, limits, clamping).
+    :param steps: Number of steps.
+    :param q: Joint positions (n,), updated in place; ``qd`` likewise.
+    :param fext: (n, 6) body wrenches ``[f; tau]`` the environment applies.
+    :param info: int64 (1,): the number of steps completed is written to ``info[0]``.
+    :return: OK, BAD_TORQUE (``tau`` not finite: nothing stepped) or the code of the
+        failing :func:`accelerations` call; ``q``, ``qd`` then hold the state after the
+        last completed step.
+    """
+    n = q.shape[0]
+    info[0] = 0
+    clamp = params[_CLAMP] != 0.0
+    jb = _joint_blocks(params, n)
+    effort = jb[6]
+    for i in range(n):
         v = tau[i]
         if not np.isfinite(v):
-            return False
+            return BAD_TORQUE
         if clamp:
             if v > effort[i]:
                 v = effort[i]
             elif v < -effort[i]:
                 v = -effort[i]
-        out[i] = v
-    return True
-
-
-@njit(**_JIT)
-def advance(tree, inertial, joint, limits, method, dt, steps, q, qd, tau, ws, info):
-    """
-    Advance ``(q, qd)`` in place by ``steps`` fixed steps of ``dt`` with constant ``tau``.
-
-    :param method: SEMI_IMPLICIT_EULER or RK4.
-    :param dt: Step [s].
-    :param steps: Number of steps.
-    :param q: Joint positions (n,), updated in place; ``qd`` likewise.
-    :param tau: Applied torque (n,), held over every step.
-    :param ws: Scratch from :func:`workspace`.
-    :param info: int64 (1,): the number of steps completed is written to ``info[0]``.
-    :return: OK, or the code of the failing :func:`accelerations` call; ``q``, ``qd``
-        then hold the state after the last completed step.
-    """
-    n = q.shape[0]
-    hard = limits[0][0] == 2
-    lower = limits[1]
-    upper = limits[2]
-    a1 = np.empty(n)
-    info[0] = 0
-    if method == SEMI_IMPLICIT_EULER:
+        applied[i] = v
+    tree = unpack(ints, flat)
+    ws = _workspace(n)
+    acc = np.empty((8, n))
+    if steps == 0:
+        for i in range(n):
+            acc[1, i] = applied[i]
+        return _accelerations(tree, params, 0.0, q, qd, acc[1], fext, ws, applied)
+    hard = params[_MODE] == 2.0
+    lower = jb[2]
+    upper = jb[3]
+    dt = params[_DT]
+    a1 = acc[0]
+    if params[_METHOD] == SEMI_IMPLICIT_EULER:
         for s in range(steps):
-            code = accelerations(tree, inertial, joint, limits, dt, q, qd, tau, ws, a1)
+            code = _accelerations(tree, params, dt, q, qd, applied, fext, ws, a1)
             if code != OK:
                 return code
             for i in range(n):
@@ -177,34 +239,34 @@ def advance(tree, inertial, joint, limits, method, dt, steps, q, qd, tau, ws, in
                 hard_stop(lower, upper, q, qd)
             info[0] = s + 1
         return OK
-    a2 = np.empty(n)
-    a3 = np.empty(n)
-    a4 = np.empty(n)
-    qs = np.empty(n)
-    vs2 = np.empty(n)
-    vs3 = np.empty(n)
-    vs4 = np.empty(n)
+    a2 = acc[1]
+    a3 = acc[2]
+    a4 = acc[3]
+    qs = acc[4]
+    vs2 = acc[5]
+    vs3 = acc[6]
+    vs4 = acc[7]
     half = 0.5 * dt
     for s in range(steps):
-        code = accelerations(tree, inertial, joint, limits, 0.0, q, qd, tau, ws, a1)
+        code = _accelerations(tree, params, 0.0, q, qd, applied, fext, ws, a1)
         if code != OK:
             return code
         for i in range(n):
             qs[i] = q[i] + half * qd[i]
             vs2[i] = qd[i] + half * a1[i]
-        code = accelerations(tree, inertial, joint, limits, 0.0, qs, vs2, tau, ws, a2)
+        code = _accelerations(tree, params, 0.0, qs, vs2, applied, fext, ws, a2)
         if code != OK:
             return code
         for i in range(n):
             qs[i] = q[i] + half * vs2[i]
             vs3[i] = qd[i] + half * a2[i]
-        code = accelerations(tree, inertial, joint, limits, 0.0, qs, vs3, tau, ws, a3)
+        code = _accelerations(tree, params, 0.0, qs, vs3, applied, fext, ws, a3)
         if code != OK:
             return code
         for i in range(n):
             qs[i] = q[i] + dt * vs3[i]
             vs4[i] = qd[i] + dt * a3[i]
-        code = accelerations(tree, inertial, joint, limits, 0.0, qs, vs4, tau, ws, a4)
+        code = _accelerations(tree, params, 0.0, qs, vs4, applied, fext, ws, a4)
         if code != OK:
             return code
         sixth = dt / 6.0
@@ -215,3 +277,7 @@ def advance(tree, inertial, joint, limits, method, dt, steps, q, qd, tau, ws, in
             hard_stop(lower, upper, q, qd)
         info[0] = s + 1
     return OK
+
+
+#: Bound entry points of the simulator kernels.
+KERNELS = EntryPoints({'advance': (advance, ADVANCE_SIG)})

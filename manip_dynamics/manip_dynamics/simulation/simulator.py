@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from manip_dynamics.errors import InputError
+from manip_dynamics.inputs import float_array
 from manip_dynamics.simulation import integrators as _k
 from manip_dynamics.simulation.joint_limits import (
     contact_omega, limit_gains, LIMIT_MODES, MODE_CODES)
@@ -44,8 +45,9 @@ INTEGRATORS = ('semi_implicit_euler', 'rk4', 'adaptive')
 FIXED_STEP_INTEGRATORS = ('semi_implicit_euler', 'rk4')
 ADAPTIVE_METHODS = ('RK45', 'DOP853')
 _METHOD_CODES = {'semi_implicit_euler': _k.SEMI_IMPLICIT_EULER, 'rk4': _k.RK4}
-#: Index of the body-frame external wrenches (n, 6) in :func:`integrators.workspace`.
-_WS_FEXT = 12
+_K = _k.KERNELS
+_NDARRAY = np.ndarray
+_FLOAT64 = np.dtype(np.float64)
 
 
 def _check_choice(value: str, choices: tuple[str, ...], what: str) -> str:
@@ -127,27 +129,20 @@ class Simulator:
         self._include_armature = bool(include_armature)
         self._clamp = bool(clamp_effort)
         self._effort = np.ascontiguousarray(model.effort_limits, dtype=np.float64)
-        tree = model.tree
-        self._tree_args = (tree.parent, tree.kind, tree.axis, tree.R_tree, tree.p_tree)
-        self._armature = (np.ascontiguousarray(model.armature) if include_armature
-                          else np.zeros(n))
-        self._base_acc = -np.ascontiguousarray(model.gravity, dtype=np.float64)
-        self._joint_args = (np.ascontiguousarray(model.damping),
-                            np.ascontiguousarray(model.coulomb_friction),
-                            np.array([model.friction_velocity]),
-                            np.array([1 if include_friction else 0], dtype=np.int64))
-        self._limit_args = (
-            np.array([MODE_CODES[limits]], dtype=np.int64),
-            np.ascontiguousarray(model.position_lower, dtype=np.float64),
-            np.ascontiguousarray(model.position_upper, dtype=np.float64),
-            limit_gains(limit_stiffness, n, 'limit_stiffness'),
-            limit_gains(limit_damping, n, 'limit_damping'),
-            np.array([contact_omega(integrator, self._dt)]))
-        self._arrays_ref = None
-        self._inertial_args = None
-        self._ws = _k.workspace(n)
+        # everything the step kernel reads besides the model and the state, in one array
+        self._params = _k.pack_parameters(
+            n, dt=self._dt, method=self._method, base_acc=-model.gravity,
+            friction=self._include_friction, damping=model.damping,
+            coulomb=model.coulomb_friction, friction_velocity=model.friction_velocity,
+            armature=self._include_armature, mode=MODE_CODES[limits],
+            omega=contact_omega(integrator, self._dt), lower=model.position_lower,
+            upper=model.position_upper,
+            k_user=limit_gains(limit_stiffness, n, 'limit_stiffness'),
+            c_user=limit_gains(limit_damping, n, 'limit_damping'), clamp=self._clamp,
+            effort=self._effort)
+        self._shape = (n,)
         # body-frame external wrenches (n, 6) read by every accelerations() call
-        self._fext = self._ws[_WS_FEXT]
+        self._fext = np.zeros((n, 6))
         self._info = np.zeros(1, dtype=np.int64)
         self._applied = np.zeros(n)
         self._lock = threading.Lock()
@@ -161,37 +156,38 @@ class Simulator:
     def _state(self, value: ArrayLike, what: str) -> FloatArray:
         return self._model.to_model_order((), value, what=what).copy()
 
-    def _inertial(self) -> tuple:
-        """Return the kernel's inertial arguments, rebuilt when a payload changed."""
-        arrays = self._model._arrays  # swapped atomically by RobotModel.set_payload
-        if arrays is not self._arrays_ref:
-            self._inertial_args = (arrays.mass, arrays.com, arrays.inertia, self._armature,
-                                   self._base_acc)
-            self._arrays_ref = arrays
-        return self._inertial_args
+    def _torque(self, tau: ArrayLike, what: str = 'tau') -> FloatArray:
+        """Return a commanded torque as a contiguous float64 (n,) array (not yet checked)."""
+        if not (type(tau) is _NDARRAY and tau.dtype == _FLOAT64 and tau.shape == self._shape
+                and tau.flags.c_contiguous):
+            tau = float_array(tau, what)
+            if tau.shape != self._shape:
+                raise InputError('%s must have shape (%d,) for joints %s, got %s' % (
+                    what, self._n, list(self._model.joint_names), tau.shape))
+        return tau
+
+    def _bad_torque(self, tau: FloatArray, what: str) -> InputError:
+        bad = int(np.argmax(~np.isfinite(tau)))
+        return InputError('%s of joint %r is %r' % (
+            what, self._model.joint_names[bad], float(tau[bad])))
 
     def _applied_torque(self, tau: ArrayLike, out: FloatArray, what: str = 'tau') -> None:
         """Validate a commanded torque and write it, clamped if asked, into ``out``."""
-        if not (type(tau) is np.ndarray and tau.dtype == np.float64
-                and tau.shape == (self._n,)):
-            try:
-                tau = np.ascontiguousarray(tau, dtype=np.float64)
-            except (TypeError, ValueError):
-                raise InputError('%s must be %d numbers, got %r' % (what, self._n, tau)
-                                 ) from None
-            if tau.shape != (self._n,):
-                raise InputError('%s must have shape (%d,) for joints %s, got %s' % (
-                    what, self._n, list(self._model.joint_names), tau.shape))
-        if not _k.clamp_effort(tau, self._effort, self._clamp, out):
-            bad = int(np.argmax(~np.isfinite(tau)))
-            raise InputError('%s of joint %r is %r' % (
-                what, self._model.joint_names[bad], float(tau[bad])))
+        tau = self._torque(tau, what)
+        if not np.all(np.isfinite(tau)):
+            raise self._bad_torque(tau, what)
+        if self._clamp:
+            np.clip(tau, -self._effort, self._effort, out=out)
+        else:
+            out[:] = tau
 
-    def _advance(self, tau: FloatArray, steps: int) -> None:
-        """Run ``steps`` kernel steps with the applied torque ``tau`` (lock held)."""
-        code = _k.advance(self._tree_args, self._inertial(), self._joint_args,
-                          self._limit_args, self._method, self._dt, steps, self._q, self._qd,
-                          tau, self._ws, self._info)
+    def _advance(self, tau: FloatArray, steps: int, what: str = 'tau') -> None:
+        """Clamp ``tau`` into the applied torque and run ``steps`` steps (lock held)."""
+        model = self._model  # its packed arrays are swapped atomically by set_payload
+        code = _K.advance(model._ints, model._flat, self._params, steps, self._q, self._qd,
+                          tau, self._applied, self._fext, self._info)
+        if code == _k.BAD_TORQUE:
+            raise self._bad_torque(tau, what)
         self._steps += int(self._info[0])
         if code != _k.OK:
             why = ('the mass matrix is not positive definite' if
@@ -214,9 +210,9 @@ class Simulator:
         """
         if steps != 1:
             steps = _count(steps, 'steps')
+        tau = self._torque(tau)
         with self._lock:
-            self._applied_torque(tau, self._applied)
-            self._advance(self._applied, steps)
+            self._advance(tau, steps)  # one compiled call: clamp, then every step
 
     @property
     def model(self):
@@ -485,8 +481,9 @@ def _adaptive(sim: Simulator, command, ts: FloatArray, qs: FloatArray, qds: Floa
         q = np.ascontiguousarray(y[:n])
         qd = np.ascontiguousarray(y[n:])
         command(t, q, qd, tau)
-        code = _k.accelerations(sim._tree_args, sim._inertial(), sim._joint_args,
-                                sim._limit_args, 0.0, q, qd, tau, sim._ws, acc)
+        model = sim._model
+        code = _K.advance(model._ints, model._flat, sim._params, 0, q, qd, tau, acc,
+                          sim._fext, sim._info)  # 0 steps: accelerations into acc
         if code != _k.OK:
             raise InputError('adaptive simulation failed at t = %.6g s: %s' % (
                 t, 'mass matrix not positive definite' if code == _k.NOT_POSITIVE_DEFINITE

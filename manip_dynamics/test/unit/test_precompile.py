@@ -42,7 +42,8 @@ def test_progress_line_names_the_first_start_and_counts_steps():
 def test_every_module_with_kernels_is_found():
     names = [name for name, _ in precompile.kernel_dispatchers()]
     assert names == sorted(set(names))
-    for kernel in ('manip_dynamics.algorithms.rnea.rnea', 'manip_dynamics.algorithms.crba.crba',
+    for kernel in ('manip_dynamics.algorithms.kernels.dynamics',
+                   'manip_dynamics.algorithms.kernels.matrices',
                    'manip_dynamics.simulation.integrators.advance'):
         assert kernel in names
     assert not any(name.startswith('manip_dynamics.ros.') for name in names)

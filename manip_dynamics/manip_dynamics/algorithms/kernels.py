@@ -1,0 +1,235 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+
+"""
+The facade's three compiled entry kernels and their bound entry points.
+
+Every entry takes the packed model (:mod:`.packed`) and N states stored one after the other
+(N = 1: one state), copies each state into contiguous scratch (so each inner kernel is
+compiled for one array layout only), runs the algorithm of its ``op`` code, checks the
+result for overflow and writes it out.  One entry serves several functions so that the
+library compiles three kernels, not ten: the compile time of an entry is dominated by
+what all its callees share (issue 9: cold warm-up CPU time).
+
+Status codes: 0, or ``1 + c k + a`` for state ``k`` with ``c`` = the number of checked
+state arguments + 1, ``a`` the index of the first non-finite argument or ``c - 1`` when
+the result is not finite (a floating-point overflow); ``-1 - k`` when forward dynamics
+meets a mass matrix that is not positive definite in state ``k``.
+
+``KERNELS.<name>(...)`` calls an entry with no numba type dispatch (see
+:class:`~manip_dynamics.algorithms._jit.EntryPoints`); it is compiled, or loaded from
+numba's cache, on first use; ``KERNELS.bind_all()`` does that for all of them.
+"""
+
+from numba import njit
+import numpy as np
+
+from manip_dynamics.algorithms._jit import EntryPoints, JIT_OPTIONS
+from manip_dynamics.algorithms.aba import aba_state
+from manip_dynamics.algorithms.coriolis import coriolis_state
+from manip_dynamics.algorithms.crba import crba_state
+from manip_dynamics.algorithms.energy import potential_state
+from manip_dynamics.algorithms.forward_dynamics import cholesky_solve
+from manip_dynamics.algorithms.jacobians import (
+    bias_acceleration_state, jacobian_state, pose_state)
+from manip_dynamics.algorithms.kinematics import (
+    joint_transforms, load_state, outward_pass, store_rows, store_state, world_poses)
+from manip_dynamics.algorithms.packed import unpack
+from manip_dynamics.algorithms.rnea import rnea_state
+
+_JIT = JIT_OPTIONS
+
+#: ``op`` codes of :func:`dynamics`.
+INVERSE_DYNAMICS = 0
+FD_CHOLESKY = 1
+FD_ABA = 2
+#: ``op`` codes of :func:`matrices`.
+MASS_MATRIX = 0
+CORIOLIS_MATRIX = 1
+#: ``op`` codes of :func:`kinematics`.
+POSE = 0
+JACOBIAN = 1
+BIAS_ACCELERATION = 2
+POTENTIAL_ENERGY = 3
+
+DYNAMICS_SIG = 'i8(i8, i8[::1], f8[::1], b1, f8[::1], f8[:], f8[:], f8[:], f8[:, :], f8[:])'
+
+
+@njit(**_JIT)
+def dynamics(op, ints, flat, use_armature, base_acc, q, qd, x, fext, out):
+    """
+    Inverse (``op`` INVERSE_DYNAMICS) or forward (FD_CHOLESKY, FD_ABA) dynamics.
+
+    :param use_armature: Add the packed rotor inertias to M's diagonal (forward only).
+    :param base_acc: Acceleration of the root [m/s^2], (3,): ``-gravity``, or zeros.
+    :param q: Joint positions (N n,); ``qd`` velocities; ``x`` accelerations (inverse) or
+        torques net of friction (forward).
+    :param fext: Body wrenches ``[f; tau]`` in body frames about body origins: (0, 6) for
+        none, (n, 6) shared by all states or (N n, 6).
+    :param out: Torques or accelerations written here, (N n,).
+    :return: Status code, 4 per state (q, qd, x, result).
+    """
+    parent, kind, axis, R_tree, p_tree, mass, com, inertia, armature = unpack(ints, flat)
+    n = parent.shape[0]
+    N = q.shape[0] // n if n else 0
+    aba = op == FD_ABA
+    chol = op == FD_CHOLESKY
+    # few allocations (about 40 ns each; a reshaped view of one buffer costs more)
+    R = np.empty((n, 3, 3))
+    vec = np.empty((17 if aba else 7, n, 3))
+    st = np.empty((7, n))  # q, qd, x, result, zeros, two scratch rows
+    blocks = np.empty((6 if aba else (1 if chol else 0), n, 3, 3))
+    blk = np.empty((5, 3, 3))
+    M = np.empty((n if chol else 0, n))
+    zero = st[4]
+    for i in range(n):
+        zero[i] = 0.0
+    rows = fext.shape[0]
+    use_fext = rows > 0
+    fe = fext  # (0, 6) (not read) or (n, 6); per state below when (N n, 6)
+    for k in range(N):
+        lo = k * n
+        if not load_state(q, lo, st[0]):
+            return 1 + 4 * k
+        if not load_state(qd, lo, st[1]):
+            return 2 + 4 * k
+        if not load_state(x, lo, st[2]):
+            return 3 + 4 * k
+        if rows > n:
+            fe = fext[lo:lo + n]
+        res = st[3]
+        joint_transforms(kind, axis, R_tree, p_tree, st[0], R, vec[0])
+        if aba:
+            if not aba_state(parent, kind, axis, mass, com, inertia, armature, use_armature,
+                             base_acc, R, vec[0], st[1], st[2], fe, use_fext, vec[7:], st[5],
+                             st[6], blocks, blk, res):
+                return -1 - k
+        else:
+            rnea_state(parent, kind, axis, mass, com, inertia, base_acc, R, vec[0], st[1],
+                       zero if chol else st[2], fe, use_fext, vec[1], vec[2], vec[3], vec[4],
+                       vec[5], res)
+            if chol:
+                # Craig sec. 6.12: M qdd = tau - (V + G), M by CRBA, Cholesky solve
+                for i in range(n):
+                    res[i] = st[2, i] - res[i]
+                crba_state(parent, kind, axis, mass, com, inertia, armature, use_armature, R,
+                           vec[0], st[5], vec[6], blocks[0], M)
+                if not cholesky_solve(M, res):
+                    return -1 - k
+        if not store_state(res, out, lo):
+            return 4 + 4 * k
+    return 0
+
+
+MATRICES_SIG = 'i8(i8, i8[::1], f8[::1], b1, f8[:], f8[:], f8[:, :])'
+
+
+@njit(**_JIT)
+def matrices(op, ints, flat, use_armature, q, qd, out):
+    """
+    Compute the mass matrix M (``op`` MASS_MATRIX, ``qd`` not read) or the Coriolis matrix.
+
+    :param use_armature: Add the packed rotor inertias to M's diagonal.
+    :param q: Joint positions (N n,); ``qd`` velocities (N n,).
+    :param out: The (n, n) matrices, stacked: (N n, n).
+    :return: Status code, 2 per state (q, result) for M, 3 (q, qd, result) for C.
+    """
+    parent, kind, axis, R_tree, p_tree, mass, com, inertia, armature = unpack(ints, flat)
+    n = parent.shape[0]
+    N = q.shape[0] // n if n else 0
+    cor = op == CORIOLIS_MATRIX
+    c = 3 if cor else 2
+    R = np.empty((2, n, 3, 3))
+    vec = np.empty((2, n, 3))
+    st = np.empty((3, n))
+    sixes = np.empty((3 if cor else 0, n, 6))
+    blocks = np.empty((2 if cor else 1, n, 6, 6))
+    Ioc = np.empty((n, 3, 3))
+    abg = np.empty((3, 6))
+    res = np.empty((n, n))
+    for k in range(N):
+        lo = k * n
+        if not load_state(q, lo, st[0]):
+            return 1 + c * k
+        joint_transforms(kind, axis, R_tree, p_tree, st[0], R[0], vec[0])
+        if cor:
+            if not load_state(qd, lo, st[1]):
+                return 2 + c * k
+            coriolis_state(parent, kind, axis, mass, com, inertia, R[0], vec[0], st[1], R[1],
+                           vec[1], sixes[0], sixes[1], sixes[2], blocks[0], blocks[1], abg,
+                           res)
+        else:
+            crba_state(parent, kind, axis, mass, com, inertia, armature, use_armature, R[0],
+                       vec[0], st[2], vec[1], Ioc, res)
+        if not store_rows(res, out, lo):
+            return c + c * k
+    return 0
+
+
+KINEMATICS_SIG = ('i8(i8, i8[::1], f8[::1], i8, f8[:, ::1], b1, f8[::1], f8[:], f8[:], '
+                  'f8[:, :])')
+
+
+@njit(**_JIT)
+def kinematics(op, ints, flat, body, T_body_link, local, gravity, q, qd, out):  # noqa: N803
+    """
+    Link poses, Jacobians, ``dJ/dt qd`` or potential energies (``op`` codes above).
+
+    :param body: The link's body (-1: fixed to the root); ``T_body_link`` (4, 4) the link
+        in its body's frame; ``local``: link axes (True) or root axes.
+    :param gravity: Gravity [m/s^2], (3,) (POTENTIAL_ENERGY only).
+    :param q: Joint positions (N n,); ``qd`` velocities (BIAS_ACCELERATION only).
+    :param out: Stacked results: POSE (4 N, 4), JACOBIAN (6 N, n), BIAS_ACCELERATION
+        (N, 6), POTENTIAL_ENERGY (N, 1).
+    :return: Status code, 3 per state (q, qd, result) for BIAS_ACCELERATION, else 2.
+    """
+    parent, kind, axis, R_tree, p_tree, mass, com, _, _ = unpack(ints, flat)
+    n = parent.shape[0]
+    bias = op == BIAS_ACCELERATION
+    c = 3 if bias else 2
+    rows = 4 if op == POSE else (6 if op == JACOBIAN else 1)
+    N = q.shape[0] // n if n else out.shape[0] // rows
+    R = np.empty((2, n, 3, 3))
+    vec = np.empty((5, n, 3))
+    st = np.zeros((3, n))  # q, qd, zeros
+    zero3 = np.zeros(3)
+    Rl = np.empty((3, 3))
+    res = np.empty((rows, out.shape[1]))
+    for k in range(N):
+        if not load_state(q, k * n, st[0]):
+            return 1 + c * k
+        if bias and not load_state(qd, k * n, st[1]):
+            return 2 + c * k
+        joint_transforms(kind, axis, R_tree, p_tree, st[0], R[0], vec[0])
+        world_poses(parent, R[0], vec[0], R[1], vec[1])
+        if op == POSE:
+            pose_state(R[1], vec[1], body, T_body_link, res)
+        elif op == JACOBIAN:
+            jacobian_state(parent, kind, axis, R[1], vec[1], body, T_body_link, local, Rl, res)
+        elif bias:
+            outward_pass(parent, kind, axis, R[0], vec[0], zero3, st[1], st[2], vec[2],
+                         vec[3], vec[4])
+            bias_acceleration_state(R[1], vec[2], vec[3], vec[4], body, T_body_link, local,
+                                    res[0])
+        else:
+            res[0, 0] = potential_state(mass, com, gravity, R[1], vec[1])
+        if not store_rows(res, out, rows * k):
+            return c + c * k
+    return 0
+
+
+KERNELS = EntryPoints({'dynamics': (dynamics, DYNAMICS_SIG),
+                       'matrices': (matrices, MATRICES_SIG),
+                       'kinematics': (kinematics, KINEMATICS_SIG)})
