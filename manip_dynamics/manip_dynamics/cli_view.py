@@ -38,10 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """
     parser.add_argument('--q', metavar='VALUES', help='initial joint positions [rad | m]: '
                         'comma-separated values in joint order, or name=value pairs')
-    parser.add_argument('--host', default='127.0.0.1',
-                        help='address to listen on (default 127.0.0.1: this machine only)')
     parser.add_argument('--port', type=int, default=8080,
-                        help='TCP port (default 8080; taken: the next free one)')
+                        help='TCP port on 127.0.0.1 (default 8080; taken: the next free one)')
     parser.add_argument('--mesh-path', metavar='DIR', action='append',
                         help='folder to look for package:// and relative mesh files in '
                         '(repeatable; the ament index is searched first when present)')
@@ -111,7 +109,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     scene = RobotScene(model, parse_visuals(xml, search_paths=tuple(args.mesh_path or ()),
                                             base_dir=base_dir))
     q0 = parse_joint_values(args.q, model.joint_names, '--q')
-    view = ArmView(host=args.host, port=args.port, title='%s (manip-dynamics view)'
+    # 127.0.0.1 only: the page is for this machine's browser
+    view = ArmView(host='127.0.0.1', port=args.port, title='%s (manip-dynamics view)'
                    % model.name)
     try:
         for note in view.show(scene, q0):
