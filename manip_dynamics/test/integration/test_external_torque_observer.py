@@ -94,10 +94,13 @@ class Graph:
                                 ('/obs_cmd/external_wrench', WrenchStamped),
                                 ('/obs_bad/contact', Contact),
                                 ('/obs_bad/external_torques', JointState),
-                                ('/obs_bad/external_wrench', WrenchStamped)):
+                                ('/obs_bad/external_wrench', WrenchStamped),
+                                ('/sim_obs/applied_wrench', WrenchStamped)):
             self.topics[topic] = []
             self.node.create_subscription(msg_type, topic, self._recorder(topic), RELIABLE)
         self.bad_pub = self.node.create_publisher(JointState, '/obs_bad_states', 10)
+        self.push_pub = self.node.create_publisher(WrenchStamped, '/sim_obs/external_wrench',
+                                                   10)
         # the controller has a node and a thread of its own and always takes the newest
         # joint state, so that it never lags behind a busy recorder
         self.control_node = rclpy.create_node('observer_test_controller')
@@ -401,6 +404,46 @@ def test_fast_trajectory_without_push_no_contact(graph, push):
     assert not any(m.contact for m in contacts)
     largest = max(np.max(np.abs(m.effort)) for m in torques)
     assert largest < THRESHOLD, largest
+
+
+def test_continuous_wrench_topic_and_bad_push_requests(graph):
+    """~/external_wrench pushes until an all-zero message; bad ~/apply_wrench are refused."""
+    answer = graph.call(Trigger, '/sim_obs/reset', Trigger.Request())  # at rest at POSE
+    assert answer.success, answer.message
+    graph.wait(lambda: 0.0 <= graph.sim_time() < 0.2, 30.0, 'no reset')
+    graph.wait_sim_time(0.5)
+    push = WrenchStamped()
+    push.header.frame_id = 'tool0'
+    push.wrench.force.z = 8.0  # in tool0's frame: the norm of the estimate must be 8 N
+    graph.push_pub.publish(push)
+    graph.wait(lambda: any(m.contact for m in graph.messages('/obs_js/contact', 0.5)), 60.0,
+               'no contact from the continuous wrench')
+    start = next(stamp_of(m) for m in graph.messages('/obs_js/contact', 0.5) if m.contact)
+    graph.wait_sim_time(start + 0.3)
+    graph.push_pub.publish(WrenchStamped(header=push.header))  # all zero: the push ends
+    graph.wait(lambda: any(stamp_of(m) > start + 0.4 and not m.contact
+                           for m in graph.messages('/obs_js/contact', start)), 60.0,
+               'the contact did not end after the all-zero wrench')
+    applied = graph.messages('/sim_obs/applied_wrench', 0.5)
+    assert applied and all(m.header.frame_id == 'tool0' for m in applied)
+    assert any(m.wrench.force.z == 8.0 for m in applied)
+    assert applied[-1].wrench.force.z == 0.0
+    settled = [m for m in graph.messages('/obs_js/external_wrench', start + 5.0 / GAIN)
+               if stamp_of(m) <= start + 0.25]
+    assert settled
+    for m in settled:
+        f = m.wrench.force
+        assert abs(np.linalg.norm([f.x, f.y, f.z]) - 8.0) <= 0.05 * 8.0
+    for link, frame, duration, fx in (('no_such_link', '', 0.5, 1.0),
+                                      ('tool0', 'no_such_frame', 0.5, 1.0),
+                                      ('tool0', '', 0.0, 1.0),
+                                      ('tool0', '', 0.5, float('nan')),
+                                      (graph.model.root_link, '', 0.5, 1.0)):
+        request = ApplyWrench.Request(link=link, frame=frame, duration=duration)
+        request.wrench.force.x = fx
+        answer = graph.call(ApplyWrench, '/sim_obs/apply_wrench', request)
+        assert not answer.success and answer.message, (link, frame, duration, fx)
+    assert graph.procs['sim_obs'].poll() is None
 
 
 def bad_messages(model):
