@@ -47,13 +47,12 @@ from typing import Any
 
 from geometry_msgs.msg import WrenchStamped
 import numpy as np
-import rclpy
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 
 from manip_dynamics.robot_model import RobotModel
+from manip_dynamics.ros.node_runtime import run_node
 from manip_dynamics.ros.payloads import apply_payload_request, Payloads
 from manip_dynamics.ros.robot_description import (
     declare_model_parameters, param_float, param_floats, param_string, param_strings,
@@ -361,28 +360,15 @@ class ViewerNode(Node):
 
 def main(args: list[str] | None = None) -> int:
     """
-    Run the viewer node until Ctrl-C or an external shutdown.
+    Run the viewer node until SIGINT, SIGTERM or an external shutdown.
+
+    :func:`~manip_dynamics.ros.node_runtime.run_node` prepares the kernels first, spins one
+    thread, and stops cleanly (exit 0) whatever the number of signals.
 
     :param args: Command-line arguments (ROS arguments included); default ``sys.argv``.
     :return: Exit code: 0 after a normal shutdown, 1 on unusable start-up parameters.
     """
-    rclpy.init(args=args)
-    node = None
-    code = 0
-    try:
-        node = ViewerNode()
-        executor = SingleThreadedExecutor()
-        executor.add_node(node)
-        executor.spin()
-    except STARTUP_ERRORS as error:
-        code = report_startup_error(NODE_NAME, error)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
-    return code
+    return run_node(NODE_NAME, ViewerNode, args, STARTUP_ERRORS, report_startup_error)
 
 
 if __name__ == '__main__':
