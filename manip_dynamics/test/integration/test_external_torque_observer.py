@@ -503,3 +503,19 @@ def test_bad_input_no_output_no_crash_no_false_contact(graph):
     assert len(warnings) >= 5, log
     assert len(warnings) < 3 * len(bad), 'warnings are not throttled:\n' + log
     assert 'Traceback' not in log
+    # ~/set_payload: a bad link is refused; a payload restarts the observer (r = 0 next)
+    from manip_dynamics_interfaces.srv import SetPayload
+    answer = graph.call(SetPayload, '/obs_bad/set_payload',
+                        SetPayload.Request(link='no_such_link', mass=1.0))
+    assert not answer.success and 'no_such_link' in answer.message
+    pushed = (model.gravity_torques(np.array(POSE)) - 0.5).tolist()  # 0.5 N m external
+    graph.bad_pub.publish(state(10.801, effort=pushed))
+    graph.wait(lambda: count() == [7, 7, 7], 10.0, 'no output after the refused payload')
+    assert np.any(np.array(graph.messages('/obs_bad/external_torques')[-1].effort) != 0.0)
+    answer = graph.call(SetPayload, '/obs_bad/set_payload',
+                        SetPayload.Request(link='tool0', mass=0.5, ixx=1e-3, iyy=1e-3,
+                                           izz=1e-3))
+    assert answer.success, answer.message
+    graph.bad_pub.publish(state(10.802, effort=pushed))
+    graph.wait(lambda: count() == [8, 8, 8], 10.0, 'no output after the payload')
+    assert not np.any(graph.messages('/obs_bad/external_torques')[-1].effort)
