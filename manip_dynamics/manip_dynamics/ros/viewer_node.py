@@ -280,6 +280,9 @@ class ViewerNode(Node):
         with self._lock:
             if not self._dirty:
                 return
+            if self._scene is not None and self._pending_scene is None \
+                    and self.view.client_count == 0:
+                return  # nobody looks: draw when a browser connects (the state stays dirty)
             self._dirty = False
             pending, self._pending_scene = self._pending_scene, None
             q, q0, stamp = self._q, self._q0, self._stamp

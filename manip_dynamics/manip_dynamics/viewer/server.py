@@ -154,6 +154,11 @@ class ArmView:
         """Return the page's address, e.g. ``http://127.0.0.1:8080``."""
         return 'http://%s:%d' % (self.host, self.port)
 
+    @property
+    def client_count(self) -> int:
+        """Return the number of browsers connected now."""
+        return len(self.server.get_clients())
+
     def close(self) -> None:
         """Stop the server (the page shows 'disconnected')."""
         with contextlib.redirect_stdout(io.StringIO()):
