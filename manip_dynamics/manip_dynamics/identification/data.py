@@ -207,8 +207,8 @@ def read_rosbag(path: str, model, *, topic: str = '/joint_states',
                                                allow_extra=True))
             else:
                 has_velocity = False
-            sec = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
-            t.append(sec if sec > 0.0 else stamp * 1e-9)
+            ns = int(msg.header.stamp.sec) * 1_000_000_000 + int(msg.header.stamp.nanosec)
+            t.append(ns if ns > 0 else int(stamp))
     finally:
         reader.close()
     if progress is not None:
@@ -217,6 +217,8 @@ def read_rosbag(path: str, model, *, topic: str = '/joint_states',
         raise InputError('bag %r: %d usable %s messages (need >= 10 with position and '
                          'effort for every joint of %s; %d skipped)' % (
                              path, len(t), topic, list(model.joint_names), skipped))
+    # integer nanoseconds from the first message: epoch seconds in a float lose 0.1 us
+    t = (np.array(t, dtype=np.int64) - min(t)) * 1e-9
     return _check_recording(t, np.array(q), np.array(qd) if has_velocity else None,
                             np.array(tau), model.joint_names)
 
@@ -353,7 +355,9 @@ def prepare(recording: Recording, *, cutoff_hz: float = DEFAULT_CUTOFF_HZ,
         half the sample rate.
     :param order: Butterworth order (applied twice: zero phase).
     :param use_velocity: Use recorded velocities when the recording has them.
-    :param decimate: Keep every k-th sample (default: down to about 10 x cutoff).
+    :param decimate: Keep every k-th sample (default: down to about 2.5 x cutoff, so that
+        the kept samples of the filtered residual are nearly independent and the
+        least-squares standard deviations are not too optimistic).
     :param trim: Seconds dropped at each end (default ``2 / cutoff_hz``).
     :return: :class:`Samples`.
     :raises InputError: Cut-off not below the Nyquist frequency, or too short a recording.
@@ -390,7 +394,7 @@ def prepare(recording: Recording, *, cutoff_hz: float = DEFAULT_CUTOFF_HZ,
     qdd_f = np.gradient(qd_f, dt, axis=0)
     trim = 2.0 / cutoff_hz if trim is None else float(trim)
     keep = (t_u >= t_u[0] + trim) & (t_u <= t_u[-1] - trim)
-    step = decimate if decimate is not None else max(1, int(rate / (10.0 * cutoff_hz)))
+    step = decimate if decimate is not None else max(1, int(rate / (2.5 * cutoff_hz)))
     idx = np.flatnonzero(keep)[::step]
     if idx.size < 10:
         raise InputError('the recording is too short: %d samples left after trimming %g s at '

@@ -307,7 +307,16 @@ def declare_model_parameters(node: Node) -> tuple[str, ModelBuilder]:
                         'rigid body has, joints that move no mass); false = load it and log '
                         'each warning once')
 
+    # friction / rotor-inertia overrides (manip-dynamics identify fit writes the YAML)
+    from manip_dynamics.ros.joint_dynamics_parameters import (
+        apply_joint_dynamics, declare_joint_dynamics)
+    try:
+        joint_dynamics = declare_joint_dynamics(node)
+    except ValueError as error:
+        raise StartupError(str(error)) from None
+
     def build(xml: str) -> RobotModel:
-        return RobotModel.from_urdf_string(xml, root_link=root or None, tip_link=tip or None,
-                                           gravity=gravity, strict=strict)
+        return apply_joint_dynamics(RobotModel.from_urdf_string(
+            xml, root_link=root or None, tip_link=tip or None, gravity=gravity,
+            strict=strict), joint_dynamics)
     return urdf, build
