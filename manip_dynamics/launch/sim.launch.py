@@ -102,7 +102,7 @@ def _nodes(context: LaunchContext) -> list:
              parameters=[arg('simulator_config'),
                          {'robot_description': description, 'publish_clock': sim_time,
                           'real_time_factor': float(arg('real_time_factor')),
-                          'command_timeout': timeout}],
+                          'command_timeout': timeout, 'brakes': is_true(arg('brakes'))}],
              on_exit=_stop('simulator_node')),
         Node(package=PACKAGE, executable='dynamics_node', name='manip_dynamics',
              output='screen', parameters=[_share('config', 'dynamics_node.yaml'), follow],
@@ -145,6 +145,9 @@ def generate_launch_description() -> LaunchDescription:
                               description='Start viewer_node: the arm in a web browser'),
         DeclareLaunchArgument('viewer_port', default_value='8080',
                               description='Port of the viewer page on 127.0.0.1'),
+        DeclareLaunchArgument('brakes', default_value='true',
+                              description='Simulator holds the arm until the first command; '
+                                          'false: it falls from the start'),
         DeclareLaunchArgument('use_sim_time', default_value='true',
                               description='Simulator publishes /clock; the others follow it'),
         DeclareLaunchArgument('real_time_factor', default_value='1.0',

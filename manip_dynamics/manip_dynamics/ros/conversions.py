@@ -293,13 +293,14 @@ def command_to_model_order(model: RobotModel, command_joints: Sequence[str],
 
 
 #: Largest number of trajectory points ``~/trajectory_efforts`` accepts in one request.
-#: rclpy converts every point between its C message and a Python object, about 25 us per
-#: point for the request and the response together on the project machine (2 loaded cores,
-#: Jazzy), while the node's own work (this module plus the batched inverse dynamics) is
-#: about 7 us per point. Both hold the node's one thread, so a request of N points delays
-#: every other client by about N * 32 us: 20,000 points keep that under a second. Above,
-#: the request is rejected with this number in the message (after rclpy has converted it:
-#: the node cannot refuse a message it has not read). See docs/ROS_API.md.
+#: rclpy converts every point between its C message and a Python object: 25-45 us per point
+#: for the request and the response together on the project machine (2 loaded cores,
+#: Jazzy; 100,000 points: 1.7-3.4 s to read, 0.8-1.2 s to write), while the node's own work
+#: (this module plus the batched inverse dynamics) is 6-9 us per point. Both hold the node's
+#: one thread, so a request of N points delays every other client by N * (31-54) us: 20,000
+#: points keep that about a second. Above, the request is rejected with this number in the
+#: message (after rclpy has read it: the node cannot refuse a message it has not read). See
+#: docs/ROS_API.md.
 MAX_TRAJECTORY_POINTS = 20_000
 
 

@@ -106,11 +106,11 @@ class KindThrottle:
         return True
 
     def warning(self, message: str, kind: str | None = None) -> bool:
-        """Log a throttled warning (see :meth:`log`)."""
+        """Log a warning, throttled per kind like :meth:`log`."""
         return self.log('warning', message, kind)
 
     def error(self, message: str, kind: str | None = None) -> bool:
-        """Log a throttled error (see :meth:`log`)."""
+        """Log an error, throttled per kind like :meth:`log`."""
         return self.log('error', message, kind)
 
 
@@ -173,6 +173,10 @@ def prepare_kernels(logger: Any, slow: float = 0.5) -> float:
     if precompile is not None:
         def progress(done: int, total: int, label: str) -> None:
             logger.info(precompile.format_progress(done, total, label))
+        state = precompile.cache_state()
+        if not state.warm:
+            logger.info('%s: cache cold (%s); compiling, or waiting for another process that '
+                        'compiles them' % (precompile.PROGRESS_PREFIX, state.reason))
         report = precompile.precompile(progress)
         if report.compiled:
             logger.info('dynamics kernels ready after %.1f s (compiled once into %s; later '

@@ -334,9 +334,15 @@ def start_nodes(args: argparse.Namespace, xml: str, log_dir: str,
     env.setdefault('ROS_LOCALHOST_ONLY', '1')
     gravity_compensation = not args.no_gravity_compensation
     if use_launch:
+        from manip_dynamics.ros.launch_helpers import executable_path
+        rviz = bool(os.environ.get('DISPLAY')) and executable_path('rviz2', 'rviz2') is not None
+        state_publisher = executable_path('robot_state_publisher',
+                                          'robot_state_publisher') is not None
         cmd = ['ros2', 'launch', 'manip_dynamics', 'sim.launch.py',
-               'rviz:=%s' % ('true' if os.environ.get('DISPLAY') else 'false'),
-               'gravity_compensation:=%s' % str(gravity_compensation).lower()]
+               'rviz:=%s' % str(rviz).lower(),
+               'robot_state_publisher:=%s' % str(state_publisher).lower(),
+               'gravity_compensation:=%s' % str(gravity_compensation).lower(),
+               'brakes:=%s' % str(gravity_compensation).lower()]
         if args.viewer_port_chosen is not None:
             cmd += ['viewer:=true', 'viewer_port:=%d' % args.viewer_port_chosen]
         if args.urdf:
@@ -350,7 +356,9 @@ def start_nodes(args: argparse.Namespace, xml: str, log_dir: str,
     params = {
         'simulator': {
             'publish_clock': True, 'start_paused': True, 'command_timeout': DEMO_TIMEOUT,
-            'real_time_factor': float(args.real_time_factor)},
+            'real_time_factor': float(args.real_time_factor),
+            # without compensation nothing would release the brakes: let the arm fall
+            'brakes': gravity_compensation},
         # A simulated arm needs no ramp-in; keep the default (2 s) on a real arm. Its g(q)
         # goes to the demo's controller (demo_scenario.py), which adds a joint stiffness.
         'gravity_compensation': {'ramp_time': 0.0, 'timeout': DEMO_TIMEOUT,

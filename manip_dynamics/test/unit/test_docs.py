@@ -185,3 +185,167 @@ def test_code_block(block: Block, tmp_path):
         pytest.skip('no manip-dynamics command; other commands (%s) need a built workspace '
                     'or ROS and are not executed' % ', '.join(
                         sorted({c.split()[0] for c in commands})) or 'none')
+
+
+# ---------------------------------------------------------------------- ros2 command lines
+# Every `ros2 ...` line of README.md and docs/ is checked as a ROS user's shell would read it
+# (the ros2 CLI itself is not on PyPI, so the lines are not run here): known verb, existing
+# launch file and declared launch arguments, existing executables, --ros-args rules with a
+# name and a value, files that exist relative to the repository root (where the docs say
+# to run them), service types that exist and request YAML that parses, and never an empty
+# value (`urdf:=''` is rejected by ros2 launch) or a command substitution in a parameter.
+INLINE_ROS2 = re.compile(r'`(ros2 [^`]+)`')
+LAUNCH_ARGUMENT = re.compile(r"DeclareLaunchArgument\(\s*'(\w+)'")
+CONSOLE_SCRIPT = re.compile(r"'([\w-]+) = manip_dynamics\.")
+EXTERNAL_EXECUTABLES = {('controller_manager', 'spawner'), ('robot_state_publisher',
+                                                            'robot_state_publisher')}
+STD_SERVICES = {'std_srvs/srv/Trigger', 'std_srvs/srv/SetBool', 'std_srvs/srv/Empty'}
+READ_ONLY_VERBS = {('topic', 'echo'), ('topic', 'list'), ('topic', 'hz'), ('service', 'list'),
+                   ('node', 'list'), ('param', 'get'), ('param', 'list'),
+                   ('param', 'describe'), ('interface', 'show'), ('pkg', 'prefix')}
+
+
+def ros2_commands() -> list[tuple[str, str]]:
+    """Return ``(where, command line)`` of every ros2 command of the docs."""
+    found = []
+    for block in BLOCKS:
+        if block.language in ('bash', 'sh', 'console'):
+            for command in shell_commands(block):
+                if command.startswith('ros2 '):
+                    found.append((block.test_id, command))
+    for path in DOC_FILES:
+        text = path.read_text(encoding='utf-8')
+        prose = FENCE.sub('', text)
+        for match in INLINE_ROS2.finditer(prose):
+            command = ' '.join(match.group(1).split())
+            if '[' in command or '<' in command or len(command.split()) < 3:
+                continue  # a synopsis (`ros2 launch ... [rviz:=true]`) or the tool's name
+            found.append(('%s (inline)' % path.name, command))
+    return found
+
+
+ROS2_COMMANDS = ros2_commands()
+
+
+def _setup_executables() -> set[str]:
+    return set(CONSOLE_SCRIPT.findall((PACKAGE_ROOT / 'setup.py').read_text()))
+
+
+def _check_ros_args(words: list[str]) -> list[str]:
+    errors = []
+    k = 0
+    while k < len(words):
+        flag = words[k]
+        value = words[k + 1] if k + 1 < len(words) else None
+        if flag in ('-p', '--param', '-r', '--remap'):
+            if value is None or not re.fullmatch(r'[\w./~-]+:=\S.*', value):
+                errors.append('%s needs name:=value, got %r' % (flag, value))
+            elif '$(' in value:
+                errors.append('%s %s: a command substitution in a parameter (a URDF does '
+                              'not survive a -p rule: use a parameter file)' % (flag, value))
+        elif flag == '--params-file':
+            if value is None or not (REPO_ROOT / value).is_file():
+                errors.append('--params-file %s: no such file relative to the repository '
+                              'root' % value)
+        elif flag == '--log-level':
+            pass
+        else:
+            errors.append('unknown --ros-args flag %r' % flag)
+            k += 1
+            continue
+        k += 2
+    return errors
+
+
+def check_ros2_command(command: str) -> list[str]:
+    """Return what is wrong with one documented ros2 command line (empty when fine)."""
+    try:
+        words = shlex.split(command, comments=True)
+    except ValueError as error:
+        return ['not valid shell: %s' % error]
+    if len(words) < 2:
+        return ['no verb']
+    errors = []
+    if any(w.endswith(':=') or w.endswith(":=''") or w.endswith(':=""') for w in words):
+        errors.append('an empty value (ros2 launch rejects `name:=`)')
+    verb = words[1]
+    if verb == 'launch':
+        if len(words) < 4 or words[2] != 'manip_dynamics':
+            return errors + ['expected ros2 launch manip_dynamics <file>']
+        launch_file = PACKAGE_ROOT / 'launch' / words[3]
+        if not launch_file.is_file():
+            return errors + ['no launch file %s' % words[3]]
+        declared = set(LAUNCH_ARGUMENT.findall(launch_file.read_text()))
+        for argument in words[4:]:
+            name, sep, value = argument.partition(':=')
+            if not sep:
+                errors.append('launch argument %r is not name:=value' % argument)
+            elif name not in declared:
+                errors.append('%s declares no argument %r (it has %s)' % (
+                    words[3], name, sorted(declared)))
+            elif not value:
+                errors.append('argument %s is empty' % name)
+    elif verb == 'run':
+        if len(words) < 4:
+            return errors + ['expected ros2 run <package> <executable>']
+        package, executable = words[2], words[3]
+        if package == 'manip_dynamics':
+            if executable not in _setup_executables():
+                errors.append('manip_dynamics has no executable %r' % executable)
+        elif (package, executable) not in EXTERNAL_EXECUTABLES:
+            errors.append('unknown executable %s %s' % (package, executable))
+        rest = words[4:]
+        if '--ros-args' in rest:  # program arguments before it, ROS arguments after it
+            errors += _check_ros_args(rest[rest.index('--ros-args') + 1:])
+        elif package == 'manip_dynamics' and executable != 'manip-dynamics' and rest:
+            errors.append('node arguments must follow --ros-args, got %r' % rest[0])
+    elif verb == 'service' and len(words) > 2 and words[2] == 'call':
+        if len(words) < 5:
+            return errors + ['expected ros2 service call <name> <type> <request>']
+        name, srv_type, request = words[3], words[4], words[5] if len(words) > 5 else '{}'
+        if not name.startswith('/'):
+            errors.append('service name %r is not absolute' % name)
+        package, _, type_name = srv_type.partition('/srv/')
+        if package == 'manip_dynamics_interfaces':
+            if not (REPO_ROOT / package / 'srv' / (type_name + '.srv')).is_file():
+                errors.append('no service type %s' % srv_type)
+        elif srv_type not in STD_SERVICES:
+            errors.append('unknown service type %s' % srv_type)
+        yaml = pytest.importorskip('yaml', reason='PyYAML not installed')
+        try:
+            if not isinstance(yaml.safe_load(request), dict):
+                errors.append('the request is not a YAML mapping: %r' % request)
+        except yaml.YAMLError as error:
+            errors.append('the request is not YAML: %s' % error)
+    elif tuple(words[1:3]) not in READ_ONLY_VERBS:
+        errors.append('unknown ros2 verb %s' % ' '.join(words[1:3]))
+    return errors
+
+
+def test_docs_have_ros2_commands():
+    assert len(ROS2_COMMANDS) >= 10, ROS2_COMMANDS
+
+
+@pytest.mark.parametrize('where, command', ROS2_COMMANDS,
+                         ids=['%s: %s' % (w, c[:60]) for w, c in ROS2_COMMANDS])
+def test_ros2_command_line(where, command):
+    errors = check_ros2_command(command)
+    assert not errors, '%s: %r: %s' % (where, command, '; '.join(errors))
+
+
+@pytest.mark.parametrize('command, problem', [
+    ("ros2 launch manip_dynamics dynamics.launch.py urdf:=''", 'empty value'),
+    ('ros2 launch manip_dynamics sim.launch.py gui:=false', 'declares no argument'),
+    ('ros2 launch manip_dynamics nothing.launch.py', 'no launch file'),
+    ('ros2 run manip_dynamics simulator_node --ros-args --params-file config/simulator.yaml '
+     '-p robot_description:="$(cat manip_dynamics/urdf/cobot7.urdf)"', 'no such file'),
+    ('ros2 run manip_dynamics simulator_node --ros-args -p robot_description:="$(cat x)"',
+     'command substitution'),
+    ('ros2 run manip_dynamics simulator_node --ros-args -p rate', 'name:=value'),
+    ('ros2 service call /x manip_dynamics_interfaces/srv/Nothing "{}"', 'no service type'),
+    ('ros2 service call /x std_srvs/srv/Trigger "{a: [}"', 'not YAML'),
+])
+def test_ros2_command_checker_rejects(command, problem):
+    """The checker finds the defects issue 13 reported (the checker's own test)."""
+    assert any(problem in error for error in check_ros2_command(command)), (
+        check_ros2_command(command))

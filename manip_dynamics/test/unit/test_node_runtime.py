@@ -1,0 +1,64 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""KindThrottle (manip_dynamics.ros.node_runtime): one log line per kind per period."""
+
+from manip_dynamics.ros import node_runtime
+from manip_dynamics.ros.node_runtime import KindThrottle
+
+
+class Recorder:
+    """A logger stand-in that keeps (level, message)."""
+
+    def __init__(self) -> None:
+        self.lines = []
+
+    def warning(self, message: str) -> None:
+        self.lines.append(('warning', message))
+
+    def error(self, message: str) -> None:
+        self.lines.append(('error', message))
+
+
+def test_different_kinds_are_not_hidden_by_each_other() -> None:
+    log = Recorder()
+    throttle = KindThrottle(log, period=5.0)
+    assert throttle.warning("position of joint 'a' is nan")
+    assert throttle.warning('message has no joint names')
+    assert throttle.warning("lack joints ['b']")
+    assert [m for _, m in log.lines] == ["position of joint 'a' is nan",
+                                         'message has no joint names', "lack joints ['b']"]
+
+
+def test_same_kind_is_throttled_and_counted(monkeypatch) -> None:
+    now = [100.0]
+    monkeypatch.setattr(node_runtime.time, 'monotonic', lambda: now[0])
+    log = Recorder()
+    throttle = KindThrottle(log, period=1.0)
+    assert throttle.warning('carries 2 values, expected 7')
+    # the same problem with other numbers is the same kind
+    assert not throttle.warning('carries 3 values, expected 7')
+    assert not throttle.warning('carries 4 values, expected 7')
+    now[0] += 1.5
+    assert throttle.warning('carries 5 values, expected 7')
+    assert log.lines[-1] == ('warning', 'carries 5 values, expected 7 (2 more like this in '
+                                        'the last 1 s)')
+    assert throttle.error('stale', kind='x') and not throttle.error('stale again', kind='x')
+
+
+def test_kinds_are_bounded() -> None:
+    throttle = KindThrottle(Recorder(), period=10.0, max_kinds=3)
+    for k in range(10):
+        throttle.warning('problem', kind='kind %d' % k)
+    assert len(throttle._last) == 3
