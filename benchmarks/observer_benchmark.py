@@ -13,15 +13,15 @@
 # limitations under the License.
 
 """
-Benchmark external_torque_observer: /joint_states -> ~/contact latency at 1 kHz input.
+Benchmark external_torque_observer: /joint_states -> ~/contact latency, 1 kHz and 250 Hz.
 
 A publisher process sends /joint_states of a smooth motion of cobot7 (position, velocity and
-the inverse-dynamics effort, so no contact), stamped with the ROS clock, at 1 kHz. This
-process receives the observer's ``~/contact`` (stamp copied from the input) and takes the
-difference; then ros_benchmark.py's relay baseline (a node that republishes each
-/joint_states unchanged: the rclpy + DDS floor), measured by ros_benchmark.py's code. Each
-node is its own process, DDS on loopback, a domain of its own. The library's share of the
-observer's work per message is timed in this process first. Usage::
+the inverse-dynamics effort, so no contact), stamped with the ROS clock, at 1 kHz and then
+at 250 Hz. This process receives the observer's ``~/contact`` (stamp copied from the input)
+and takes the difference; then the same through ros_benchmark.py's relay node (republishes
+each /joint_states unchanged: the rclpy + DDS floor). Each node is its own process, DDS on
+loopback, a domain of its own. The library's share of the observer's work per message is
+timed in this process first. Usage::
 
     python benchmarks/observer_benchmark.py [--quick] [--output docs/BENCHMARKS.md]
 
@@ -46,10 +46,13 @@ DISTRO = ros_benchmark.DISTRO
 BEGIN = '<!-- observer-benchmark-%s:begin -->' % DISTRO
 END = '<!-- observer-benchmark-%s:end -->' % DISTRO
 OUT_TOPIC = '/external_torque_observer/contact'
+RELAY_TOPIC = '/manip_dynamics/gravity_torques'
+#: Input rates [Hz]: a 1 kHz control loop, and the simulator's default /joint_states rate.
+RATES = (1000.0, 250.0)
 
 
-def publisher_main(duration: float) -> None:
-    """Publish /joint_states with efforts at 1 kHz for ``duration`` s."""
+def publisher_main(duration: float, rate: float) -> None:
+    """Publish /joint_states with efforts at ``rate`` Hz for ``duration`` s."""
     import rclpy
     from sensor_msgs.msg import JointState
     from manip_dynamics import RobotModel
@@ -62,7 +65,7 @@ def publisher_main(duration: float) -> None:
     clock = node.get_clock()
     q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
     phase = np.arange(7.0)
-    period = 1e-3
+    period = 1.0 / rate
     model.inverse_dynamics(q0, q0 * 0.0, q0 * 0.0, include_friction=True)  # compile
     time.sleep(2.0)  # discovery
     start = time.monotonic()
@@ -86,8 +89,8 @@ def publisher_main(duration: float) -> None:
     rclpy.try_shutdown()
 
 
-def measure(node, msg_type, topic: str, duration: float, log_dir: str) -> dict:
-    """Receive ``topic`` while the publisher runs; return latency percentiles [ms]."""
+def measure(node, msg_type, topic: str, duration: float, rate: float, log_dir: str) -> dict:
+    """Receive ``topic`` while the publisher runs at ``rate``; return percentiles [ms]."""
     from rclpy.executors import SingleThreadedExecutor
     executor = SingleThreadedExecutor()
     executor.add_node(node)
@@ -108,7 +111,7 @@ def measure(node, msg_type, topic: str, duration: float, log_dir: str) -> dict:
     env['PYTHONPATH'] = ros_benchmark.PACKAGE_ROOT + os.pathsep + env.get('PYTHONPATH', '')
     pub = subprocess.Popen(
         [sys.executable, os.path.abspath(__file__), '--role', 'publisher',
-         '--duration', str(duration + warmup + 1.0)], env=env,
+         '--duration', str(duration + warmup + 1.0), '--rate', str(rate)], env=env,
         stdout=open(os.path.join(log_dir, 'publisher.log'), 'w'), stderr=subprocess.STDOUT)
     time.sleep(2.0 + warmup)
     recording.set()
@@ -122,7 +125,7 @@ def measure(node, msg_type, topic: str, duration: float, log_dir: str) -> dict:
         raise RuntimeError('nothing received on %s; see %s' % (topic, log_dir))
     return {'p50': ros_benchmark.percentile_ms(latencies, 50),
             'p99': ros_benchmark.percentile_ms(latencies, 99),
-            'received': len(latencies), 'sent': int(duration * 1000.0)}
+            'received': len(latencies), 'sent': int(duration * rate)}
 
 
 def library_cost(count: int = 3000, wrench: bool = True) -> float:
@@ -176,13 +179,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--output', default='', help='Markdown file to update')
     parser.add_argument('--role', default='bench', help=argparse.SUPPRESS)
     parser.add_argument('--duration', type=float, default=0.0, help=argparse.SUPPRESS)
+    parser.add_argument('--rate', type=float, default=1000.0, help=argparse.SUPPRESS)
     parser.add_argument('--ros-args', nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.role == 'publisher':
-        publisher_main(args.duration)
+        publisher_main(args.duration, args.rate)
         return 0
 
     import rclpy
+    from sensor_msgs.msg import JointState
     from manip_dynamics.bundled import urdf_path
     from manip_dynamics.ros.node_process import start_node, stop_node
     from manip_dynamics_interfaces.msg import Contact
@@ -206,12 +211,13 @@ def main(argv: list[str] | None = None) -> int:
                 raise RuntimeError('the observer did not come up; see %s' % log_dir)
             time.sleep(0.1)
         time.sleep(1.0)
-        latency = measure(node, Contact, OUT_TOPIC, duration, log_dir)
-        print('observer: %s' % latency, flush=True)
+        observed = {rate: measure(node, Contact, OUT_TOPIC, duration, rate, log_dir)
+                    for rate in RATES}
+        print('observer: %s' % observed, flush=True)
     finally:
         stop_node(observer)
-    # Baseline: ros_benchmark.py's relay (republishes /joint_states as
-    # /manip_dynamics/gravity_torques) measured by its own bench_latency, the same input rate.
+    # Baseline: ros_benchmark.py's relay node (republishes /joint_states unchanged as
+    # /manip_dynamics/gravity_torques), fed by the same publisher at the same rates.
     env = dict(os.environ)
     env['PYTHONPATH'] = ros_benchmark.PACKAGE_ROOT + os.pathsep + env.get('PYTHONPATH', '')
     relay = subprocess.Popen(
@@ -219,27 +225,40 @@ def main(argv: list[str] | None = None) -> int:
         env=env, stdout=open(os.path.join(log_dir, 'relay.log'), 'w'),
         stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        time.sleep(3.0)
-        relay_latency = ros_benchmark.bench_latency(
-            node, ['cobot7_joint%d' % i for i in range(1, 8)], duration, log_dir)
-        print('relay: %s' % relay_latency, flush=True)
+        deadline = time.monotonic() + 120.0
+        while node.count_publishers(RELAY_TOPIC) == 0:  # a loaded machine starts it slowly
+            if time.monotonic() > deadline or relay.poll() is not None:
+                raise RuntimeError('the relay did not come up; see %s' % log_dir)
+            time.sleep(0.1)
+        time.sleep(1.0)
+        relayed = {rate: measure(node, JointState, RELAY_TOPIC, duration, rate, log_dir)
+                   for rate in RATES}
+        print('relay: %s' % relayed, flush=True)
     finally:
         stop_node(relay)
         node.destroy_node()
         rclpy.try_shutdown()
+
+    def row(label: str, r: dict) -> str:
+        return '| %s | %.3f ms | %.3f ms | %d of %d |' % (label, r['p50'], r['p99'],
+                                                          r['received'], r['sent'])
     lines = [
         'Generated by `python benchmarks/observer_benchmark.py%s` (each node its own '
         'process, DDS on loopback).' % (' --quick' if args.quick else ''),
         '',
     ] + header + [
         '',
-        '| measurement (cobot7, 7 DoF, 1 kHz input, %g s) | p50 | p99 | received |' % duration,
+        '| measurement (cobot7, 7 DoF, %g s per row) | p50 | p99 | received |' % duration,
         '| --- | ---: | ---: | ---: |',
-        '| /joint_states -> external_torque_observer ~/contact | %.3f ms | %.3f ms | '
-        '%d of %d |' % (latency['p50'], latency['p99'], latency['received'], latency['sent']),
-        '| baseline: the same path through a relay node that computes nothing | %.3f ms | '
-        '%.3f ms | %d of %d |' % (relay_latency['p50'], relay_latency['p99'],
-                                  relay_latency['received'], relay_latency['sent']),
+    ]
+    for rate in RATES:
+        lines += [
+            row('/joint_states -> external_torque_observer ~/contact, %g Hz input' % rate,
+                observed[rate]),
+            row('baseline: the same path through a relay node that computes nothing, %g Hz '
+                'input' % rate, relayed[rate]),
+        ]
+    lines += [
         '',
         'Library work per message, timed in one process: %.0f us for the observer update '
         'and the contact decision, %.0f us with the Jacobian and the wrench estimate (done '
