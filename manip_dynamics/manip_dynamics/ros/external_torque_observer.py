@@ -205,6 +205,10 @@ class ExternalTorqueObserverNode(Node):
         self._plan: _Plan | None = None
         # (receive time [ns, the DDS reception stamp], efforts in model order), oldest first
         self._commands: collections.deque = collections.deque(maxlen=COMMAND_HISTORY)
+        # the last good joint name list, its model, and where each model joint is in it
+        self._names: list[str] = []
+        self._names_model: RobotModel | None = None
+        self._index = np.zeros(0, dtype=np.int64)
         self._throttle = KindThrottle(self.get_logger(), WARN_PERIOD)
         self.rejected = 0
 
@@ -323,6 +327,40 @@ class ExternalTorqueObserverNode(Node):
             return None
         return chosen[1]
 
+    def _learn_names(self, model: RobotModel, msg: JointState) -> None:
+        """
+        Check the message's joint names once per name list and remember where each joint is.
+
+        joint_states carry the same names message after message: a list equal to the last
+        good one needs no new check (the library's full check runs otherwise).
+
+        :raises InputError: Missing, unknown-only or duplicate joints, bad lengths, NaN/inf.
+        """
+        if model is self._names_model and msg.name == self._names:
+            return
+        joint_state_arrays(model, msg)  # the full check of names, lengths and values
+        where = {name: i for i, name in enumerate(msg.name)}
+        self._index = np.array([where[name] for name in model.joint_names], dtype=np.int64)
+        self._names = list(msg.name)
+        self._names_model = model
+
+    def _field(self, values: Any, what: str) -> np.ndarray:
+        """
+        Return a joint_states array field in model order (after :meth:`_learn_names`).
+
+        :raises InputError: Not one value per name, or NaN/inf for a model joint.
+        """
+        arr = np.asarray(values, dtype=np.float64)
+        if arr.shape != (len(self._names),):
+            raise InputError('joint_states %s has %d values for %d joint names' % (
+                what, arr.size, len(self._names)))
+        out = arr[self._index]
+        if not np.isfinite(out).all():
+            bad = int(np.argmax(~np.isfinite(out)))
+            raise InputError('joint_states %s of joint %r is %r' % (
+                what, self._names[self._index[bad]], float(out[bad])))
+        return out
+
     def _efforts(self, model: RobotModel, msg: JointState,
                  received: int) -> np.ndarray | None:
         """Return the applied torques in model order, or None after a warning."""
@@ -333,8 +371,7 @@ class ExternalTorqueObserverNode(Node):
                          'to commands for an arm that reports no torque')
             return None
         try:
-            return model.to_model_order(list(msg.name), msg.effort, what='joint_states effort',
-                                        allow_extra=True)
+            return self._field(msg.effort, 'effort')
         except ValueError as error:
             self._reject('effort', str(error))
             return None
@@ -347,12 +384,14 @@ class ExternalTorqueObserverNode(Node):
             return
         model = plan.model
         try:
-            q, qd = joint_state_arrays(model, msg)
+            self._learn_names(model, msg)
+            q = self._field(msg.position, 'position')
+            if len(msg.velocity) == 0:
+                self._reject('no velocity', 'the message has no velocities')
+                return
+            qd = self._field(msg.velocity, 'velocity')
         except ValueError as error:
             self._reject('state', str(error))
-            return
-        if qd is None:
-            self._reject('no velocity', 'the message has no velocities')
             return
         tau = self._efforts(model, msg, _received_ns(info))
         if tau is None:
