@@ -75,7 +75,7 @@ _JACOBIAN = _ops.JACOBIAN
 _FD_METHODS = ('auto', 'aba', 'cholesky')
 #: Forward dynamics uses the articulated-body algorithm from this many joints on, CRBA +
 #: Cholesky below (crossover measured by benchmarks/forward_dynamics_methods.py).
-ABA_MIN_DOF = 10
+ABA_MIN_DOF = 25
 
 
 class _Arrays(NamedTuple):
@@ -587,6 +587,20 @@ class RobotModel:
                              where, names[a], self._joint_names[bad],
                              float(arrays[a][k, bad])))
 
+    def _fast_error(self, names: tuple[str, ...], *states: FloatArray, code: int = 0) -> None:
+        """
+        Raise the InputError of a failed single-state fast-path call.
+
+        Runs the general path's checks on the same (n,) states: a non-finite input is
+        named there; otherwise the kernel's status ``code`` (an overflow, or a mass matrix
+        that is not positive definite) is decoded.
+        """
+        arrays = [np.asarray(s, dtype=np.float64).reshape(1, -1) for s in states]
+        for a, arr in enumerate(arrays):
+            if not np.all(np.isfinite(arr)):
+                self._raise_code(1 + a, names, arrays)
+        self._raise_code(code if code < 0 else len(names) + 1, names, arrays)
+
     def _raise_nonfinite(self, code: int, names: tuple[str, ...], arrays: list) -> None:
         """Raise for a status ``code`` of the form ``1 + len(names) k + a`` (no result check)."""
         if code > 0:
@@ -660,17 +674,16 @@ class RobotModel:
             link, or a non-finite result (overflow: the message names the largest input).
         """
         shape = self._shape
-        if (type(q) is _NDARRAY and type(qd) is _NDARRAY and type(qdd) is _NDARRAY
-                and q.shape == shape and qd.shape == shape and qdd.shape == shape
-                and q.dtype == _FLOAT64 and qd.dtype == _FLOAT64 and qdd.dtype == _FLOAT64
-                and not (external_wrenches or include_friction or include_armature)):
-            res = np.empty(self._n) if out is None else self._out(out, self._shape)
-            code = _K.dynamics(_ID, self._ints, self._flat, False, self._base_acc, q, qd, qdd,
-                               _NO_FEXT, res)
-            if code:
-                self._raise_code(code, _STATE_ARGS[3], [
-                    q.reshape(1, -1), qd.reshape(1, -1), qdd.reshape(1, -1)])
-            return res
+        try:  # the fast path: float64 arrays of shape (n,), else the wrapper's TypeError
+            if (q.shape == shape and qd.shape == shape and qdd.shape == shape
+                    and not (external_wrenches or include_friction or include_armature)):
+                res = np.empty(shape) if out is None else self._out(out, shape)
+                if _K.dynamics(_ID, self._ints, self._flat, False, self._base_acc, q, qd, qdd,
+                               _NO_FEXT, res):
+                    self._fast_error(_STATE_ARGS[3], q, qd, qdd)
+                return res
+        except (AttributeError, TypeError):
+            pass  # not float64 arrays: converted and checked below
         (q2, qd2, qdd2), single = self._states(_STATE_ARGS[3], q, qd, qdd)
         fext = self._body_wrenches(external_wrenches, q2.shape[0])
         res = self._out(out, q2.shape[1:] if single else q2.shape)
@@ -689,27 +702,20 @@ class RobotModel:
     def _bias(self, q: ArrayLike, qd: ArrayLike | None, base_acc: FloatArray,
               out: FloatArray | None) -> FloatArray:
         """Return ``inverse_dynamics(q, qd, 0)`` with base acceleration ``base_acc``."""
-        if qd is None:
-            if type(q) is _NDARRAY and q.shape == self._shape and q.dtype == _FLOAT64:
-                res = np.empty(self._n) if out is None else self._out(out, self._shape)
-                zero = self._zero_n
-                code = _K.dynamics(_ID, self._ints, self._flat, False, base_acc, q, zero, zero,
-                                   _NO_FEXT, res)
-                if code:
-                    self._raise_code(code, _STATE_ARGS[3], [
-                        q.reshape(1, -1), zero.reshape(1, -1), zero.reshape(1, -1)])
+        shape = self._shape
+        zero = self._zero_n
+        try:  # the fast path, as in inverse_dynamics
+            if q.shape == shape and (qd is None or qd.shape == shape):
+                res = np.empty(shape) if out is None else self._out(out, shape)
+                if _K.dynamics(_ID, self._ints, self._flat, False, base_acc, q,
+                               zero if qd is None else qd, zero, _NO_FEXT, res):
+                    self._fast_error(_STATE_ARGS[3], q, zero if qd is None else qd, zero)
                 return res
+        except (AttributeError, TypeError):
+            pass
+        if qd is None:
             (q2,), single = self._states(('q',), q)
             qd2 = np.zeros(q2.shape)
-        elif self._plain(q, qd):
-            res = np.empty(self._n) if out is None else self._out(out, self._shape)
-            zero = self._zero_n
-            code = _K.dynamics(_ID, self._ints, self._flat, False, base_acc, q, qd, zero,
-                               _NO_FEXT, res)
-            if code:
-                self._raise_code(code, _STATE_ARGS[3], [
-                    q.reshape(1, -1), qd.reshape(1, -1), zero.reshape(1, -1)])
-            return res
         else:
             (q2, qd2), single = self._states(_STATE_ARGS[2], q, qd)
         zeros = np.zeros(q2.shape)
@@ -771,12 +777,15 @@ class RobotModel:
         :return: M [kg m^2, kg m, kg], shape (n, n) or (N, n, n).
         """
         n = self._n
-        if type(q) is _NDARRAY and q.shape == self._shape and q.dtype == _FLOAT64:
-            res = np.empty((n, n)) if out is None else self._out(out, (n, n))
-            code = _K.matrices(_MASS, self._ints, self._flat, bool(include_armature), q, q, res)
-            if code:
-                self._raise_code(code, ('q',), [q.reshape(1, -1)])
-            return res
+        try:  # the fast path, as in inverse_dynamics
+            if q.shape == self._shape:
+                res = np.empty((n, n)) if out is None else self._out(out, (n, n))
+                if _K.matrices(_MASS, self._ints, self._flat, bool(include_armature), q, q,
+                               res):
+                    self._fast_error(('q',), q)
+                return res
+        except (AttributeError, TypeError):
+            pass
         (q2,), single = self._states(('q',), q)
         res = self._out(out, (n, n) if single else (q2.shape[0], n, n))
         flat_q = q2.reshape(-1)
@@ -801,12 +810,14 @@ class RobotModel:
         :return: C [kg m^2/s ...], shape (n, n) or (N, n, n).
         """
         n = self._n
-        if self._plain(q, qd):
-            res = np.empty((n, n)) if out is None else self._out(out, (n, n))
-            code = _K.matrices(_CORIOLIS, self._ints, self._flat, False, q, qd, res)
-            if code:
-                self._raise_code(code, _STATE_ARGS[2], [q.reshape(1, -1), qd.reshape(1, -1)])
-            return res
+        try:  # the fast path, as in inverse_dynamics
+            if q.shape == self._shape and qd.shape == self._shape:
+                res = np.empty((n, n)) if out is None else self._out(out, (n, n))
+                if _K.matrices(_CORIOLIS, self._ints, self._flat, False, q, qd, res):
+                    self._fast_error(_STATE_ARGS[2], q, qd)
+                return res
+        except (AttributeError, TypeError):
+            pass
         (q2, qd2), single = self._states(_STATE_ARGS[2], q, qd)
         res = self._out(out, (n, n) if single else (q2.shape[0], n, n))
         code = self._run(_K.matrices, (_CORIOLIS, self._ints, self._flat, False),
@@ -863,14 +874,18 @@ class RobotModel:
             code_m = _ops.FD_ABA if method == 'aba' else _ops.FD_CHOLESKY
         else:
             raise InputError('method must be one of %s, got %r' % (list(_FD_METHODS), method))
-        if (not external_wrenches and not include_friction and self._plain(q, qd, tau)):
-            res = np.empty(self._n) if out is None else self._out(out, self._shape)
-            code = _K.dynamics(code_m, self._ints, self._flat, bool(include_armature),
-                               self._base_acc, q, qd, tau, _NO_FEXT, res)
-            if code:
-                self._raise_code(code, _FD_ARGS,
-                                 [q.reshape(1, -1), qd.reshape(1, -1), tau.reshape(1, -1)])
-            return res
+        shape = self._shape
+        try:  # the fast path, as in inverse_dynamics
+            if (q.shape == shape and qd.shape == shape and tau.shape == shape
+                    and not (external_wrenches or include_friction)):
+                res = np.empty(shape) if out is None else self._out(out, shape)
+                code = _K.dynamics(code_m, self._ints, self._flat, bool(include_armature),
+                                   self._base_acc, q, qd, tau, _NO_FEXT, res)
+                if code:
+                    self._fast_error(_FD_ARGS, q, qd, tau, code=code)
+                return res
+        except (AttributeError, TypeError):
+            pass
         (q2, qd2, tau2), single = self._states(_FD_ARGS, q, qd, tau)
         fext = self._body_wrenches(external_wrenches, q2.shape[0])
         if include_friction:
@@ -993,13 +1008,15 @@ class RobotModel:
         body, tbl = self._body_of(link)
         local = self._frame_flag(frame)
         n = self._n
-        if type(q) is _NDARRAY and q.shape == self._shape and q.dtype == _FLOAT64:
-            res = np.empty((6, n)) if out is None else self._out(out, (6, n))
-            code = _K.kinematics(_JACOBIAN, self._ints, self._flat, body, tbl, local,
-                                 self._gravity, q, q, res)
-            if code:
-                self._raise_code(code, ('q',), [q.reshape(1, -1)])
-            return res
+        try:  # the fast path, as in inverse_dynamics
+            if q.shape == self._shape:
+                res = np.empty((6, n)) if out is None else self._out(out, (6, n))
+                if _K.kinematics(_JACOBIAN, self._ints, self._flat, body, tbl, local,
+                                 self._gravity, q, q, res):
+                    self._fast_error(('q',), q)
+                return res
+        except (AttributeError, TypeError):
+            pass
         (q2,), single = self._states(('q',), q)
         res = self._out(out, (6, n) if single else (q2.shape[0], 6, n))
         flat_q = q2.reshape(-1)
@@ -1024,13 +1041,15 @@ class RobotModel:
         """
         body, tbl = self._body_of(link)
         local = self._frame_flag(frame)
-        if self._plain(q, qd):
-            res = np.empty((1, 6)) if out is None else self._out(out, (6,)).reshape(1, 6)
-            code = _K.kinematics(_ops.BIAS_ACCELERATION, self._ints, self._flat, body, tbl,
-                                 local, self._gravity, q, qd, res)
-            if code:
-                self._raise_code(code, _STATE_ARGS[2], [q.reshape(1, -1), qd.reshape(1, -1)])
-            return res[0] if out is None else out
+        try:  # the fast path, as in inverse_dynamics
+            if q.shape == self._shape and qd.shape == self._shape:
+                res = np.empty((1, 6)) if out is None else self._out(out, (6,)).reshape(1, 6)
+                if _K.kinematics(_ops.BIAS_ACCELERATION, self._ints, self._flat, body, tbl,
+                                 local, self._gravity, q, qd, res):
+                    self._fast_error(_STATE_ARGS[2], q, qd)
+                return res[0] if out is None else out
+        except (AttributeError, TypeError):
+            pass
         (q2, qd2), single = self._states(_STATE_ARGS[2], q, qd)
         res = self._out(out, (6,) if single else (q2.shape[0], 6))
         code = self._run(_K.kinematics, (_ops.BIAS_ACCELERATION, self._ints, self._flat, body,

@@ -39,16 +39,10 @@ needs only cross products, and ``B22 = 0``.  No array is allocated per state.
 from numba import njit
 
 from manip_dynamics.algorithms._jit import JIT_OPTIONS
-from manip_dynamics.algorithms._vec3 import add, cross, dot, load, matvec, scale
+from manip_dynamics.algorithms._vec3 import add, cross, dot, load, matvec, scale, sub
 from manip_dynamics.algorithms.kinematics import world_poses
 
 _JIT = JIT_OPTIONS
-
-
-@njit(**_JIT)
-def _col(M, r0, c):  # noqa: N803
-    """Return column ``c`` of the 3x3 block of ``M`` starting at row ``r0``."""
-    return (M[r0, c], M[r0 + 1, c], M[r0 + 2, c])
 
 
 @njit(**_JIT)
@@ -85,11 +79,11 @@ def _body_terms(Ri, c0, m, inertia, w, v, Ii, Bi):  # noqa: N803
     nu = add((Ii[0, 0] * w[0] + Ii[0, 1] * w[1] + Ii[0, 2] * w[2],
               Ii[1, 0] * w[0] + Ii[1, 1] * w[1] + Ii[1, 2] * w[2],
               Ii[2, 0] * w[0] + Ii[2, 1] * w[1] + Ii[2, 2] * w[2]), cross(h, v))
-    phi = sub3(scale(m, v), cross(h, w))
+    phi = sub(scale(m, v), cross(h, w))
     for s in range(3):
         e = (1.0 if s == 0 else 0.0, 1.0 if s == 1 else 0.0, 1.0 if s == 2 else 0.0)
         hs = cross(h, e)                      # column s of [h]x
-        y11 = sub3(cross(w, _col(Ii, 0, s)), cross(v, hs))
+        y11 = sub(cross(w, (Ii[0, s], Ii[1, s], Ii[2, s])), cross(v, hs))
         pm = cross(w, hs)                     # column s of W [h]x
         y12 = add(pm, scale(m, cross(v, e)))  # column s of W [h]x + m V
         for r in range(3):
@@ -110,19 +104,14 @@ def _body_terms(Ri, c0, m, inertia, w, v, Ii, Bi):  # noqa: N803
         for s in range(3):
             Bi[3 + r, s] = Bi[s, 3 + r]  # B21 = B12^T before the X terms
     # X / 2: -[nu]x / 2 on B11, -[phi]x / 2 on B12 and B21
-    for r0, c0_, x in ((0, 0, nu), (0, 3, phi), (3, 0, phi)):
-        Bi[r0 + 0, c0_ + 1] += 0.5 * x[2]
-        Bi[r0 + 0, c0_ + 2] -= 0.5 * x[1]
-        Bi[r0 + 1, c0_ + 0] -= 0.5 * x[2]
-        Bi[r0 + 1, c0_ + 2] += 0.5 * x[0]
-        Bi[r0 + 2, c0_ + 0] += 0.5 * x[1]
-        Bi[r0 + 2, c0_ + 1] -= 0.5 * x[0]
-
-
-@njit(**_JIT)
-def sub3(a, b):
-    """Return ``a - b`` for 3-tuples."""
-    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+    for r in range(3):
+        for s in range(3):
+            if r != s:
+                t = 3 - r - s  # the third index; [x]x[r, s] = -eps(r, s, t) x[t]
+                sign = 0.5 if (s - r) % 3 == 1 else -0.5  # eps(r, s, t) / 2
+                Bi[r, s] += sign * nu[t]
+                Bi[r, 3 + s] += sign * phi[t]
+                Bi[3 + r, s] += sign * phi[t]
 
 
 @njit(**_JIT)

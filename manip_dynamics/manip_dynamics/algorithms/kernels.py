@@ -90,9 +90,10 @@ def dynamics(op, ints, flat, use_armature, base_acc, q, qd, x, fext, out):
     R = np.empty((n, 3, 3))
     vec = np.empty((17 if aba else 7, n, 3))
     st = np.empty((7, n))  # q, qd, x, result, zeros, two scratch rows
-    blocks = np.empty((6 if aba else (1 if chol else 0), n, 3, 3))
-    blk = np.empty((5, 3, 3))
-    M = np.empty((n if chol else 0, n))
+    if aba or chol:
+        blocks = np.empty((6 if aba else 1, n, 3, 3))
+        blk = np.empty((5, 3, 3))
+        M = np.empty((n if chol else 0, n))
     zero = st[4]
     for i in range(n):
         zero[i] = 0.0

@@ -141,18 +141,6 @@ def all_finite(x):
 
 
 @njit(**_JIT)
-def first_non_finite(a, b, c):
-    """Return 0 when the 1-D arrays ``a``, ``b``, ``c`` are finite, else 1 + the bad index."""
-    if not all_finite(a):
-        return 1
-    if not all_finite(b):
-        return 2
-    if not all_finite(c):
-        return 3
-    return 0
-
-
-@njit(**_JIT)
 def load_state(src, lo, dst):
     """
     Copy ``src[lo:lo + len(dst)]`` into ``dst`` and return True when every entry is finite.
@@ -200,5 +188,5 @@ def point_acceleration(wi, wdi, vdi, r):
     return add(add(cross(wdi, r), cross(wi, cross(wi, r))), vdi)
 
 
-__all__ = ['all_finite', 'dot', 'first_non_finite', 'joint_transforms', 'load_state',
+__all__ = ['all_finite', 'dot', 'joint_transforms', 'load_state',
            'outward_pass', 'point_acceleration', 'store_rows', 'store_state', 'world_poses']

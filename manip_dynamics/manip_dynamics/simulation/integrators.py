@@ -102,12 +102,6 @@ def pack_parameters(n: int, *, dt: float, method: int, base_acc: np.ndarray,
 
 
 @njit(**_JIT)
-def _joint_blocks(params, n):
-    """Return the seven (n,) per-joint blocks of the parameter array as rows of (7, n)."""
-    return params[_JOINTS:_JOINTS + 7 * n].reshape((7, n))
-
-
-@njit(**_JIT)
 def _accelerations(tree, params, h, q, qd, tau, fext, ws, out):
     """
     Joint accelerations of one state, with friction, limit contact and implicit terms.
@@ -118,7 +112,7 @@ def _accelerations(tree, params, h, q, qd, tau, fext, ws, out):
         0 gives the plain explicit accelerations.
     :param q: Joint positions (n,); ``qd`` velocities (n,); ``tau`` applied torques (n,);
         ``fext`` (n, 6) body wrenches ``[f; tau]`` the environment applies.
-    :param ws: Scratch from :func:`_workspace`.
+    :param ws: Scratch arrays, as :func:`advance` allocates them.
     :param out: Accelerations written here (n,).
     :return: OK, NOT_FINITE (a non-finite state) or NOT_POSITIVE_DEFINITE.
     """
@@ -138,7 +132,7 @@ def _accelerations(tree, params, h, q, qd, tau, fext, ws, out):
         out[i] = tau[i] - out[i]
     crba_state(parent, kind, axis, mass, com, inertia, armature, params[_ARMATURE] != 0.0,
                R, p, vecn[1], vec3[6], Ioc, M)
-    jb = _joint_blocks(params, n)
+    jb = params[_JOINTS:_JOINTS + 7 * n].reshape((7, n))  # per-joint blocks
     if params[_FRICTION] != 0.0:
         eps = params[_EPS]
         damping = jb[0]
@@ -166,18 +160,9 @@ def _accelerations(tree, params, h, q, qd, tau, fext, ws, out):
     return OK
 
 
-@njit(**_JIT)
-def _workspace(n):
-    """Return the scratch arrays of :func:`_accelerations` for ``n`` joints."""
-    vecn = np.empty((5, n))
-    vecn[0, :] = 0.0
-    return (np.empty((n, 3, 3)), np.empty((7, n, 3)), np.empty((n, n)), np.empty((n, 3, 3)),
-            vecn, np.empty((n + 1, n)))
-
-
 #: Signature of :func:`advance`.
 ADVANCE_SIG = ('i8(i8[::1], f8[::1], f8[::1], i8, f8[::1], f8[::1], f8[::1], f8[::1], '
-               'f8[:, ::1], i8[::1])')
+               'f8[:, :], i8[::1])')  # fext in any layout, as the facade's kernels take it
 
 
 @njit(**_JIT)
@@ -203,7 +188,7 @@ def advance(ints, flat, params, steps, q, qd, tau, applied, fext, info):
     n = q.shape[0]
     info[0] = 0
     clamp = params[_CLAMP] != 0.0
-    jb = _joint_blocks(params, n)
+    jb = params[_JOINTS:_JOINTS + 7 * n].reshape((7, n))  # per-joint blocks
     effort = jb[6]
     for i in range(n):
         v = tau[i]
@@ -216,63 +201,47 @@ def advance(ints, flat, params, steps, q, qd, tau, applied, fext, info):
                 v = -effort[i]
         applied[i] = v
     tree = unpack(ints, flat)
-    ws = _workspace(n)
+    vecn = np.empty((5, n))
+    for i in range(n):
+        vecn[0, i] = 0.0  # the zero accelerations of the bias pass
+    ws = (np.empty((n, 3, 3)), np.empty((7, n, 3)), np.empty((n, n)), np.empty((n, 3, 3)),
+          vecn, np.empty((n + 1, n)))
     acc = np.empty((8, n))
-    if steps == 0:
-        for i in range(n):
-            acc[1, i] = applied[i]
-        return _accelerations(tree, params, 0.0, q, qd, acc[1], fext, ws, applied)
+    explicit = steps == 0  # only the accelerations, into ``applied``
     hard = params[_MODE] == 2.0
     lower = jb[2]
     upper = jb[3]
     dt = params[_DT]
-    a1 = acc[0]
-    if params[_METHOD] == SEMI_IMPLICIT_EULER:
-        for s in range(steps):
-            code = _accelerations(tree, params, dt, q, qd, applied, fext, ws, a1)
+    rk4 = params[_METHOD] == RK4
+    stages = 4 if rk4 and not explicit else 1
+    # semi-implicit Euler treats the stiff diagonal terms implicitly (h = dt)
+    h = 0.0 if rk4 or explicit else dt
+    V = acc[0:4]  # stage velocities
+    A = acc[4:8]  # stage accelerations
+    qs = np.empty(n)
+    # one call site of _accelerations for both methods keeps the compiled kernel small
+    for s in range(1 if explicit else steps):
+        for k in range(stages):
+            c = 0.0 if k == 0 else (0.5 * dt if k < 3 else dt)
+            for i in range(n):
+                qs[i] = q[i] + c * V[k - 1, i] if k > 0 else q[i]
+                V[k, i] = qd[i] + c * A[k - 1, i] if k > 0 else qd[i]
+            code = _accelerations(tree, params, h, qs, V[k], applied, fext, ws, A[k])
             if code != OK:
                 return code
+        if explicit:
             for i in range(n):
-                qd[i] += dt * a1[i]
+                applied[i] = A[0, i]
+            return OK
+        if rk4:
+            sixth = dt / 6.0
+            for i in range(n):
+                q[i] += sixth * (V[0, i] + 2.0 * V[1, i] + 2.0 * V[2, i] + V[3, i])
+                qd[i] += sixth * (A[0, i] + 2.0 * A[1, i] + 2.0 * A[2, i] + A[3, i])
+        else:
+            for i in range(n):
+                qd[i] += dt * A[0, i]
                 q[i] += dt * qd[i]
-            if hard:
-                hard_stop(lower, upper, q, qd)
-            info[0] = s + 1
-        return OK
-    a2 = acc[1]
-    a3 = acc[2]
-    a4 = acc[3]
-    qs = acc[4]
-    vs2 = acc[5]
-    vs3 = acc[6]
-    vs4 = acc[7]
-    half = 0.5 * dt
-    for s in range(steps):
-        code = _accelerations(tree, params, 0.0, q, qd, applied, fext, ws, a1)
-        if code != OK:
-            return code
-        for i in range(n):
-            qs[i] = q[i] + half * qd[i]
-            vs2[i] = qd[i] + half * a1[i]
-        code = _accelerations(tree, params, 0.0, qs, vs2, applied, fext, ws, a2)
-        if code != OK:
-            return code
-        for i in range(n):
-            qs[i] = q[i] + half * vs2[i]
-            vs3[i] = qd[i] + half * a2[i]
-        code = _accelerations(tree, params, 0.0, qs, vs3, applied, fext, ws, a3)
-        if code != OK:
-            return code
-        for i in range(n):
-            qs[i] = q[i] + dt * vs3[i]
-            vs4[i] = qd[i] + dt * a3[i]
-        code = _accelerations(tree, params, 0.0, qs, vs4, applied, fext, ws, a4)
-        if code != OK:
-            return code
-        sixth = dt / 6.0
-        for i in range(n):
-            q[i] += sixth * (qd[i] + 2.0 * vs2[i] + 2.0 * vs3[i] + vs4[i])
-            qd[i] += sixth * (a1[i] + 2.0 * a2[i] + 2.0 * a3[i] + a4[i])
         if hard:
             hard_stop(lower, upper, q, qd)
         info[0] = s + 1
