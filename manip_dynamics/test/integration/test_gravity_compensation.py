@@ -126,6 +126,21 @@ class Rig:
         assert self.commands, 'no commands'
         return self.commands[-1][1]
 
+    def drain(self, quiet: float = STALE, timeout: float = 60.0) -> None:
+        """
+        Spin without publishing until no command arrived for ``quiet`` seconds.
+
+        Waits out a late watchdog command on a loaded machine, where a fixed pause is not
+        enough.
+        """
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            count = len(self.commands)
+            self.run(quiet, publish=False)
+            if len(self.commands) == count:
+                return
+        raise AssertionError('commands kept coming %g s after joint_states stopped' % timeout)
+
     def wait_for_commands(self, timeout: float = STARTUP_TIMEOUT) -> None:
         """Publish joint states until commands arrive."""
         end = time.monotonic() + timeout
@@ -206,13 +221,17 @@ def test_stale_joint_states_stop_output_with_one_zero(node, rig) -> None:
 
 
 def test_nan_never_published(node, rig) -> None:
-    """NaN joint positions produce no command at all; the node keeps running."""
-    rig.run(STALE, publish=False)
+    """NaN joint positions produce no computed command; the node keeps running."""
+    rig.drain()
     rig.commands.clear()
     nan_q = Q.copy()
     nan_q[2] = math.nan
     rig.run(0.5, q=nan_q)
-    assert rig.commands == []
+    # NaN positions do not count as fresh joint_states: once they have lasted the timeout
+    # (0.5 s, as long as this run: on a loaded machine it fires inside it) the watchdog may
+    # send its one zero command. Nothing else.
+    assert all(np.all(c == 0.0) for _, c in rig.commands), rig.commands
+    assert len(rig.commands) <= 1, rig.commands
     rig.run(0.5)  # good messages again
     assert rig.commands and all(np.all(np.isfinite(c)) for _, c in rig.commands)
     assert node[0].poll() is None
