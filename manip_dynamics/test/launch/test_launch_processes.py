@@ -44,7 +44,8 @@ pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.launch_test]
 def _launch_available() -> str | None:
     """Return why ros2 launch cannot run here, or None."""
     if shutil.which('ros2') is None:
-        return 'the ros2 command is not installed (not on PyPI; see docs/ROS_FROM_SOURCE)'
+        return ('the ros2 command is not installed (not on PyPI: an apt ROS 2, or ros2cli and '
+                'launch_ros built from source; see scripts/test_launch.sh)')
     try:
         import launch_ros  # noqa: F401
         from ament_index_python.packages import get_package_share_directory
