@@ -287,6 +287,8 @@ def test_contact_rises_within_20_ms_and_falls_after(graph, push):
     assert released[0] < end + 0.2, 'contact fell %.1f ms after the push' % (
         1e3 * (released[0] - end))
     assert all(not m.contact for m in contacts if stamp_of(m) >= released[0])
+    print('contact rose %.1f ms after the push started and fell %.1f ms after it ended' % (
+        1e3 * (rising[0] - start), 1e3 * (released[0] - end)))
     strongest = [m.strongest_joint for m in during]
     assert set(strongest) <= set(graph.model.joint_names)
 
@@ -298,6 +300,8 @@ def test_wrench_estimate_within_5_percent_after_5_over_k(graph, push):
     assert len(wrenches) > 0.2 * (end - start - 5.0 / GAIN) / DT
     assert all(m.header.frame_id == graph.model.root_link for m in wrenches)
     errors = np.array([force_error(m) for m in wrenches])
+    print('obs_js after 5/K: largest force error %.3f N, moment %.3f N m' % tuple(
+        np.max(errors, axis=0)))
     assert np.max(errors[:, 0]) <= 0.05 * np.linalg.norm(PUSH[:3]), np.max(errors, axis=0)
     # no moment was applied: what the estimate shows is below a 1 cm lever of the force
     assert np.max(errors[:, 1]) <= 0.01 * np.linalg.norm(PUSH[:3]), np.max(errors, axis=0)
@@ -326,6 +330,8 @@ def test_commands_as_effort_source_give_the_same_estimate(graph, push):
     gaps = [np.linalg.norm(force(m) - force(same[tick(stamp_of(m))])) for m in wrenches
             if tick(stamp_of(m)) in same]
     assert len(gaps) > 0.5 * len(wrenches)
+    print('obs_cmd: 90 %% quantile of the force error %.3f N; median gap to obs_js %.3f N' % (
+        np.quantile(errors, 0.9), np.median(gaps)))
     assert np.median(gaps) <= 0.02 * np.linalg.norm(PUSH[:3]), gaps
 
 
@@ -362,6 +368,7 @@ def test_node_residual_equals_the_library_offline(graph, push):
         checked += 1
     # the node takes best-effort joint_states: on a loaded machine it skips some
     assert checked > 0.2 * (end - start + 1.5) / DT, 'only %d steps compared' % checked
+    print('offline library vs node: %d steps, largest difference %.2e N m' % (checked, worst))
     assert worst <= 1e-9, worst
 
 
@@ -403,6 +410,7 @@ def test_fast_trajectory_without_push_no_contact(graph, push):
     assert len(contacts) > 0.2 * (t1 - t0) / DT and len(torques) > 0.2 * (t1 - t0) / DT
     assert not any(m.contact for m in contacts)
     largest = max(np.max(np.abs(m.effort)) for m in torques)
+    print('trajectory: peak speed %.2f rad/s, largest |r| %.3f N m' % (speed, largest))
     assert largest < THRESHOLD, largest
 
 
