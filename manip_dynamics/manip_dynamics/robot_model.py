@@ -1122,7 +1122,7 @@ class RobotModel:
     def regressor(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *,
                   friction: bool = False, armature: bool = False) -> FloatArray:
         """
-        Return the joint-torque regressor Y, ``tau = Y pi`` (Khalil and Dombre eq. 9.88).
+        Return the joint-torque regressor Y, ``tau = Y pi`` (Khalil and Dombre sec. 9.3).
 
         See :func:`manip_dynamics.identification.regressor.regressor` for ``pi``'s order.
 

@@ -84,7 +84,7 @@ class Samples:
     (K, n) the efforts through the same filter.  ``full`` holds the states at every
     recorded sample ``(q, qd, qdd, tau_raw)`` with ``index`` (K,) the kept rows and ``sos``
     the low-pass filter, for the parallel filtering of the regressor
-    (:func:`parallel_filter`).
+    (:func:`parallel_filter`); ``cutoff_hz`` its cut-off.
     """
 
     t: FloatArray
@@ -95,6 +95,7 @@ class Samples:
     full: tuple[FloatArray, FloatArray, FloatArray, FloatArray] | None = None
     index: NDArray[np.int64] | None = None
     sos: FloatArray | None = None
+    cutoff_hz: float | None = None
 
 
 def parallel_filter(samples: Samples, columns: FloatArray) -> FloatArray:
@@ -400,4 +401,4 @@ def prepare(recording: Recording, *, cutoff_hz: float = DEFAULT_CUTOFF_HZ,
         raise InputError('the recording is too short: %d samples left after trimming %g s at '
                          'each end' % (idx.size, trim))
     return Samples(t_u[idx], q_f[idx], qd_f[idx], qdd_f[idx], tau_f[idx],
-                   full=(q_f, qd_f, qdd_f, tau), index=idx, sos=sos)
+                   full=(q_f, qd_f, qdd_f, tau), index=idx, sos=sos, cutoff_hz=cutoff_hz)

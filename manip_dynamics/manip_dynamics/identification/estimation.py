@@ -21,8 +21,9 @@ regressor stacked over the samples, ``W pi_b = y``, is solved once by ordinary l
 squares; the residual of each joint gives its noise level ``sigma_j``; each joint's rows are
 then divided by ``sigma_j`` and the system solved again (Gautier and Khalil's weighted
 least squares).  The covariance ``(W^T W)^-1`` of the weighted system gives the standard
-deviation of every base parameter; the condition number of the weighted base regressor is
-reported (Gautier: below a few hundred is a well-excited trajectory).
+deviation of every base parameter, scaled by ``f_kept / (2 f_c)`` when the kept samples are
+denser than the filter's bandwidth ``f_c`` makes them independent; the condition number of
+the weighted base regressor is reported (a few hundred: a well-excited trajectory).
 
 **Physically consistent estimate** (Wensing, Kim and Slotine, IEEE RA-L 2017; the
 log-Cholesky parametrisation of Rucker and Wensing, IEEE RA-L 2022): every link's
@@ -31,8 +32,8 @@ t1], [0, e^d2, s23, t2], [0, 0, e^d3, t3], [0, 0, 0, 1]]``, which is positive de
 every real ``theta = (alpha, d, s, t)``.  ``scipy.optimize.least_squares`` minimises the
 weighted torque residual (compressed through the Cholesky factor of the normal matrix, so
 that its size is the number of base parameters) plus a small Tikhonov term pulling every
-standard parameter towards the URDF's (scaled by the body's mass and a 0.1 m length).  The
-data fix the identifiable combinations; the URDF fixes what the data cannot see.
+log-Cholesky coordinate (and friction value) towards the URDF's.  The data fix the
+identifiable combinations; the URDF fixes what the data cannot see.
 """
 
 from collections.abc import Callable
@@ -155,6 +156,11 @@ def least_squares(model, samples: Samples, base: BaseParameters, *, offset: bool
             sigma = np.maximum(sigma, 1e-9 * max(float(sigma.max()), 1e-12))
     s2 = float(np.sum(residual ** 2)) / max(1, count * n - rows.size)
     cov = s2 * np.linalg.inv(gram)
+    if samples.cutoff_hz and count > 1:
+        # the filtered residual has the filter's bandwidth: samples kept faster than twice
+        # the cut-off are correlated, and only about 2 f_c T of them are independent
+        kept_rate = 1.0 / float(np.median(np.diff(samples.t)))
+        cov *= max(1.0, kept_rate / (2.0 * samples.cutoff_hz))
     return LeastSquaresResult(
         base=base, rows=rows, names=tuple(base.names[k] for k in rows), values=values,
         std=np.sqrt(np.maximum(np.diag(cov), 0.0)), condition=math.sqrt(eig[-1] / eig[0]),
@@ -253,7 +259,8 @@ def physically_consistent(model, samples: Samples, ls: LeastSquaresResult, *,
     :param fixed_params: (n, 10) parameters of each body that are not its child link's
         (links attached by fixed joints), kept constant; default zeros (the whole body is
         fitted as one link).
-    :param regularization: Weight of the pull towards the URDF, relative to one sample.
+    :param regularization: Weight of the pull towards the URDF (on the log-Cholesky
+        coordinates and the friction values), relative to one sample.
     :param progress: ``progress(evaluation, cost)``.
     :param max_evaluations: Cap on residual evaluations of least_squares.
     :return: :class:`ConsistentResult`.
@@ -302,10 +309,14 @@ def physically_consistent(model, samples: Samples, ls: LeastSquaresResult, *,
             upper[10 * k + c] = x0[10 * k + c] + 10.0
     x0 = np.clip(x0, lower, upper)
 
-    # r(x) = A pi(x) - b with A constant: the Jacobian is A dpi/dx (block diagonal dpi/dx)
-    a_mat = np.vstack([chol.T @ k_map, np.diag(weight / scale)])
-    b_vec = np.concatenate([target, weight * nominal / scale])
+    # r(x) = [C^T K pi(x) - C^-1 g;  w (x - x0) / s]: the data term is linear in pi, so its
+    # Jacobian is C^T K dpi/dx (block diagonal dpi/dx); the pull towards the URDF acts on
+    # the log-Cholesky coordinates themselves (Rucker and Wensing 2022 sec. V: a distance
+    # in that space keeps a link's mass distribution from collapsing to a degenerate one,
+    # which a pull on pi alone allows where the data are blind)
+    a_mat = chol.T @ k_map
     body = BODY_PARAMETERS * n
+    x_scale = np.concatenate([np.ones(body), scale[body:]])
 
     def params_of(x: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         own = np.empty((n, BODY_PARAMETERS))
@@ -316,18 +327,20 @@ def physically_consistent(model, samples: Samples, ls: LeastSquaresResult, *,
         dpi[body:, body:] = np.eye(x.size - body)
         return np.concatenate([(own + fixed).reshape(-1), x[body:]]), own, dpi
 
+    reg_jac = np.diag(weight / x_scale)
+
     state = {'k': 0}
 
     def residual(x: FloatArray) -> FloatArray:
         pi = params_of(x)[0]
-        r = a_mat @ pi - b_vec
+        r = np.concatenate([a_mat @ pi - target, weight * (x - x0) / x_scale])
         state['k'] += 1
         if progress is not None and state['k'] % 10 == 0:
             progress(state['k'], 0.5 * float(r @ r))
         return r
 
     def jacobian(x: FloatArray) -> FloatArray:
-        return a_mat @ params_of(x)[2]
+        return np.vstack([a_mat @ params_of(x)[2], reg_jac])
 
     result = solve(residual, x0, jac=jacobian, bounds=(lower, upper), method='trf',
                    x_scale='jac', max_nfev=max_evaluations, xtol=1e-10, ftol=1e-10,

@@ -75,7 +75,7 @@ def _link_to_body_map(model, link: str) -> tuple[int, FloatArray]:
     out[1:4, 0] = pos
     # inertia about the body origin: I_b = R I_l R^T + m (p.p 1 - p p^T)
     #   - ([p]x [R h]x + [R h]x [p]x), the parallel-axis shift of a body whose first
-    #   moment about the link origin is h (Khalil and Dombre eq. 9.xx form)
+    #   moment about the link origin is h (the parallel-axis theorem, Craig eq. 6.25)
     basis = np.eye(10)
     for k in range(10):
         p = basis[k]

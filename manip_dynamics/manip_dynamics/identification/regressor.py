@@ -76,8 +76,8 @@ def _body_block(w, wd, a, blk):
     """
     Fill ``blk`` (6, 10): body wrench ``[f; n]`` about the origin per unit parameter.
 
-    Khalil and Dombre eq. 9.88 form: ``f = m a + (wd x + w x w x) h``,
-    ``n = I_o wd + w x I_o w + h x a``.
+    Newton-Euler equations in the standard parameters (Khalil and Dombre sec. 9.3):
+    ``f = m a + (wd x + w x w x) h``, ``n = I_o wd + w x I_o w + h x a``.
     """
     blk[:, :] = 0.0
     wx, wy, wz = w[0], w[1], w[2]
@@ -324,7 +324,7 @@ def regressor(model, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, friction: b
     Return the joint-torque regressor ``Y`` with ``tau = Y pi`` (module doc for ``pi``).
 
     Rigid-body columns come from one outward pass (Craig eq. 6.45-6.47) and the body
-    wrenches of Khalil and Dombre eq. 9.88 moved inward (Craig eq. 6.51-6.53); friction
+    wrenches of Khalil and Dombre sec. 9.3 moved inward (Craig eq. 6.51-6.53); friction
     columns are ``qd``, ``tanh(qd / friction_velocity)`` and 1 (Craig sec. 6.11), armature
     columns ``qdd``.  Cost O(n d) per state (d: tree depth), against O(n) for inverse
     dynamics.

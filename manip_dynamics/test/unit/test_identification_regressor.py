@@ -21,7 +21,7 @@ algorithm: wrenches about the centre of mass, no parameter linearisation) for th
 model's parameters and for random ones; Pinocchio's ``computeJointTorqueRegressor`` column
 for column after mapping joints by name and the inertia entries' order; and for the base
 parameters the textbook count of the PUMA 560 (36, Gautier 1990; Khalil and Dombre
-table 12.x) and ``Y_b K pi = Y pi``.
+ch. 12) and ``Y_b K pi = Y pi``.
 """
 
 import numpy as np
