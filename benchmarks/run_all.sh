@@ -25,6 +25,7 @@ source scripts/env.sh
 
 python benchmarks/core_benchmark.py --output docs/BENCHMARKS.md "$@"
 python benchmarks/forward_dynamics_methods.py --output docs/BENCHMARKS.md "$@"
+python benchmarks/parity_benchmark.py --output docs/BENCHMARKS.md "$@"
 python benchmarks/ros_benchmark.py --output docs/BENCHMARKS.md "$@"
 python benchmarks/observer_benchmark.py --output docs/BENCHMARKS.md "$@"
 python benchmarks/compile_benchmark.py --node --output docs/BENCHMARKS.md "$@"
