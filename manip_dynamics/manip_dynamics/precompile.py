@@ -607,20 +607,38 @@ def precompile(progress: Progress | None = None, *, force: bool = False,
             except Exception as exc:  # noqa: B902 - a failing step must not stop the others
                 errors[label] = '%s: %s' % (type(exc).__name__, ' '.join(str(exc).split()))
             timings[label] = time.perf_counter() - t_step
-        called = _called_by_kernels(dispatchers)
-        unreached = [name for name, disp in dispatchers
-                     if not disp.signatures and id(disp) not in called]
-        if manifest_path and not errors:
-            compiled = [(name, disp) for name, disp in dispatchers if disp.signatures]
-            _write_manifest(manifest_path, dict(
-                _expected_manifest(), unreached=unreached,
-                compiled=[name for name, _ in compiled],
-                indexes={name: _index_path(disp) for name, disp in compiled}))
+        unreached = _record(dispatchers, manifest_path if not errors else None)
         if progress is not None:
             progress(total, total, 'done')
     return PrecompileReport(
         True, len(dispatchers), sum(len(d.signatures) for _, d in dispatchers), unreached,
         dirs, time.perf_counter() - t0, time.process_time() - c0, timings, errors)
+
+
+def _record(dispatchers: list[tuple[str, object]], manifest_path: str | None) -> list[str]:
+    """Write the manifest for what this process compiled; return the unreached kernels."""
+    called = _called_by_kernels(dispatchers)
+    unreached = [name for name, disp in dispatchers
+                 if not disp.signatures and id(disp) not in called]
+    if manifest_path:
+        compiled = [(name, disp) for name, disp in dispatchers if disp.signatures]
+        _write_manifest(manifest_path, dict(
+            _expected_manifest(), unreached=unreached,
+            compiled=[name for name, _ in compiled],
+            indexes={name: _index_path(disp) for name, disp in compiled}))
+    return unreached
+
+
+def mark_warm() -> list[str]:
+    """
+    Record the kernels this process compiled or loaded as the warm set (write the manifest).
+
+    For callers that ran :func:`steps` themselves (``benchmarks/compile_benchmark.py``)
+    in a process that started from an empty cache: afterwards :func:`is_warm` holds.
+
+    :return: The kernels no step reached (see :class:`PrecompileReport`).
+    """
+    return _record(kernel_dispatchers(), _manifest_path())
 
 
 def _write_manifest(path: str, manifest: dict) -> None:
