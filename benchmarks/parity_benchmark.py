@@ -37,6 +37,7 @@ wall time would not.  ``--output FILE`` replaces the block between the
 """
 
 import argparse
+import functools
 import os
 import sys
 import time
@@ -53,6 +54,7 @@ sys.path.insert(2, HERE)
 import urdf_factory  # noqa: E402
 
 from core_benchmark import fmt_time, machine_lines  # noqa: E402, I100
+
 from manip_dynamics import robot_model, RobotModel  # noqa: E402, I100
 from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.simulation import Simulator  # noqa: E402
@@ -175,7 +177,7 @@ def simulator_rows(number: int, repeat: int) -> tuple[list[tuple], str]:
     tau = np.zeros(n)
     rows = []
     note = ''
-    ref = None
+    step_mj = None
     if mujoco is None:
         note = 'MuJoCo row skipped: mujoco is not importable (%s).' % MUJOCO_WHY
     else:
@@ -186,19 +188,18 @@ def simulator_rows(number: int, repeat: int) -> tuple[list[tuple], str]:
         data = mujoco.MjData(mj)
         data.qpos[:] = 0.2
 
-        def ref():
-            mujoco.mj_step(mj, data)
+        step_mj = functools.partial(mujoco.mj_step, mj, data)
         note = ('MuJoCo %s loads the same URDF (contacts disabled, 1 ms step, its default '
                 'semi-implicit Euler); `mj_step` is called once per step from Python, like '
                 '`Simulator.step` (semi-implicit Euler with the URDF friction and the spring '
                 'joint limits, its defaults).' % mujoco.__version__)
-    t_ours, t_ref = cpu_pair(lambda: sim.step(tau), ref, number, repeat)
+    t_ours, t_ref = cpu_pair(lambda: sim.step(tau), step_mj, number, repeat)
     rows.append(('simulator: one step', 'cobot7 (%d)' % n, t_ours,
-                 t_ref if ref is not None else np.nan, 'mujoco.mj_step'))
+                 t_ref if step_mj is not None else np.nan, 'mujoco.mj_step'))
     t_roll, _ = cpu_pair(lambda: sim.step(tau, steps=1000), None, max(1, number // 1000),
                          repeat)
     rows.append(('simulator: rollout, per step (`step(tau, steps=1000)`)', 'cobot7 (%d)' % n,
-                 t_roll / 1000, t_ref if ref is not None else np.nan, 'mujoco.mj_step'))
+                 t_roll / 1000, t_ref if step_mj is not None else np.nan, 'mujoco.mj_step'))
     return rows, note
 
 
