@@ -214,7 +214,7 @@ def measure(repeat: int, with_node: bool = False) -> dict:
         warm = run_child('steps', env)
         cli = [time_cli(env) for _ in range(repeat)]
         imports = {}
-        for module in ('manip_dynamics', 'numba', 'pinocchio'):
+        for module in ('manip_dynamics', 'manip_dynamics.robot_model', 'numba', 'pinocchio'):
             try:
                 runs = [run_child('import', env, module) for _ in range(repeat)]
             except RuntimeError:
@@ -278,9 +278,14 @@ def report(data: dict, tag: str) -> str:
     imports = data['imports']
     lines += ['', '| import and memory | manip_dynamics | Pinocchio |', '| --- | ---: | ---: |']
     pin = data['pinocchio']
-    lines.append('| `import` (median of processes) | %.2f s (numba alone %.2f s) | %s |' % (
-        imports.get('manip_dynamics', float('nan')), imports.get('numba', float('nan')),
-        '%.2f s' % imports['pinocchio'] if 'pinocchio' in imports else 'n/a'))
+    lines.append('| `import manip_dynamics` / `import pinocchio` (median of processes) | %.2f s '
+                 '| %s |' % (imports.get('manip_dynamics', float('nan')),
+                             '%.2f s' % imports['pinocchio'] if 'pinocchio' in imports
+                             else 'n/a'))
+    if 'manip_dynamics.robot_model' in imports:
+        lines.append('| `from manip_dynamics import RobotModel` (loads numba) | %.2f s | |'
+                     % imports['manip_dynamics.robot_model'])
+    lines.append('| `import numba` alone | %.2f s | |' % imports.get('numba', float('nan')))
     lines.append('| resident memory after the first calls (peak) | %.0f MiB (%.0f) | %s |' % (
         warm['memory']['rss'] or float('nan'), cold['memory']['peak'] or float('nan'),
         '%.0f MiB (%.0f)' % (pin['memory']['rss'], pin['memory']['peak']) if pin else 'n/a'))
