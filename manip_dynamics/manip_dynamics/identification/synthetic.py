@@ -119,9 +119,9 @@ def simulate_recording(true_model, nominal, trajectory: FourierTrajectory, *,
     Simulate the true arm following ``trajectory`` and record it like a joint_states topic.
 
     The simulation starts at rest at the trajectory's start (semi-implicit Euler, whose
-    linearly implicit friction keeps the steep Coulomb sign stable; friction on,
-    joint-limit springs on); it is recorded every ``1 / rate`` s; the
-    recorded effort is the torque applied from that sample on.
+    linearly implicit friction keeps the steep Coulomb sign stable; friction on, the true
+    arm's rotor inertias when it has any, joint-limit springs on); it is recorded every
+    ``1 / rate`` s; the recorded effort is the torque applied from that sample on.
 
     :param true_model: The simulated arm.
     :param nominal: The controller's model.
@@ -140,6 +140,7 @@ def simulate_recording(true_model, nominal, trajectory: FourierTrajectory, *,
         raise ValueError('1 / (rate dt) = %g must be an integer' % (1.0 / (rate * dt)))
     q0 = trajectory.evaluate(np.array([0.0]))[0][0]
     result = simulate(true_model, q0, duration=duration, dt=dt,
+                      include_armature=bool(np.any(true_model.armature > 0.0)),
                       controller=tracking_controller(nominal, trajectory, kp=kp, kd=kd),
                       record_every=every, progress=progress)
     names = tuple(true_model.joint_names)

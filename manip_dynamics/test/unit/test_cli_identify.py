@@ -75,3 +75,29 @@ def test_identify_bad_input(tmp_path, capsys):
     code, _, err = _run(capsys, 'identify', 'excite', 'planar_2r', '--out',
                         str(tmp_path / 'e.yaml'), '--harmonics', '1')
     assert code == 2 and 'harmonics' in err
+
+
+@pytest.mark.slow
+def test_armature_is_identified():
+    """Rotor inertias in the simulated truth come back with --armature (library path)."""
+    import numpy as np
+
+    from manip_dynamics import RobotModel
+    from manip_dynamics.bundled import urdf_path
+    from manip_dynamics.identification.data import prepare
+    from manip_dynamics.identification.estimation import least_squares
+    from manip_dynamics.identification.excitation import optimise_excitation
+    from manip_dynamics.identification.synthetic import perturbed_model, simulate_recording
+
+    nominal = RobotModel.from_urdf_file(urdf_path('planar_2r'), gravity=(0.0, -9.81, 0.0))
+    true = perturbed_model(nominal, seed=2).with_joint_dynamics(
+        armature={nominal.joint_names[0]: 0.05, nominal.joint_names[1]: 0.02})
+    traj = optimise_excitation(nominal, max_iterations=5).trajectory
+    clean, _ = simulate_recording(true, nominal, traj, duration=20.0)
+    base = nominal.base_parameters(friction=True, armature=True)
+    ls = least_squares(nominal, prepare(clean), base)
+    truth = ls.K @ true.inertial_parameters(friction=True, armature=True)
+    assert 'ia2' in ls.names        # joint 2's rotor inertia is a base parameter alone
+    k = ls.names.index('ia2')
+    assert abs(ls.values[k] - 0.02) <= 0.1 * 0.02, (ls.values[k], truth[k])
+    np.testing.assert_allclose(ls.values, truth, rtol=0.02, atol=0.02 * np.abs(truth).max())
