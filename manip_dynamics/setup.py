@@ -64,6 +64,7 @@ setup(
         'symbolic': ['sympy'],
         'plot': ['matplotlib'],
         'xacro': ['xacro'],
+        'viewer': ['viser', 'pycollada'],
         'test': ['pytest', 'hypothesis', 'pin', 'example-robot-data'],
     },
     zip_safe=True,
@@ -75,9 +76,12 @@ setup(
     entry_points={
         'console_scripts': [
             'manip-dynamics = manip_dynamics.cli:main',
+            'precompile = manip_dynamics.precompile:main',
             'dynamics_node = manip_dynamics.ros.dynamics_node:main',
             'simulator_node = manip_dynamics.ros.simulator_node:main',
             'gravity_compensation_node = manip_dynamics.ros.gravity_compensation_node:main',
+            'external_torque_observer = manip_dynamics.ros.external_torque_observer:main',
+            'viewer_node = manip_dynamics.ros.viewer_node:main',
         ],
     },
 )

@@ -732,6 +732,18 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def cmd_view(args: argparse.Namespace, out: TextIO) -> int:
+    """Serve a 3D view of the arm with joint sliders (see manip_dynamics.cli_view)."""
+    from manip_dynamics import cli_view
+    return cli_view.run(args, out)
+
+
+def cmd_precompile(args: argparse.Namespace, out: TextIO) -> int:
+    """Compile the numba kernels into the disk cache (see manip_dynamics.precompile)."""
+    from manip_dynamics import precompile
+    return precompile.run(args, out)
+
+
 # ---------------------------------------------------------------------- parser
 _EXAMPLES = {
     'info': 'example:\n  manip-dynamics info cobot7\n  manip-dynamics info my_arm.urdf.xacro '
@@ -752,6 +764,8 @@ _EXAMPLES = {
     'closed-form': 'example:\n  manip-dynamics closed-form planar_2r --gravity 0,-9.81,0 '
                    '--python',
     'bench': 'example:\n  manip-dynamics bench cobot7 --repeat 2000',
+    'view': 'example:\n  manip-dynamics view cobot7            (then open the printed URL)\n'
+            '  manip-dynamics view my_arm.urdf --mesh-path ~/ws/src --port 8090',
 }
 
 _STATE_HELP = ('comma-separated values in joint order, or name=value pairs (joints not named '
@@ -875,11 +889,25 @@ def build_parser() -> argparse.ArgumentParser:
     form.add_argument('--python', action='store_true', help='a Python function')
     p.add_argument('--no-simplify', action='store_true', help='skip sympy simplification')
 
+    p = add('view', cmd_view, 'the arm in the browser: a slider per joint, g(q) as arrows '
+            '(needs viser, no ROS)')
+    from manip_dynamics import cli_view
+    cli_view.add_arguments(p)
     p = add('bench', cmd_bench, 'time inverse dynamics, mass matrix and forward dynamics')
     p.add_argument('--repeat', type=int, default=2000, help='timed calls per function (2000)')
     p.add_argument('--batch', type=int, default=1000,
                    help='also time one batch of this many states for ID (0: skip)')
     p.add_argument('--seed', type=int, default=0, help='random state seed (0)')
+
+    text = ('compile every dynamics kernel into the disk cache (once after an install; '
+            'make build does it)')
+    p = sub.add_parser('precompile', help=text, description=text)
+    from manip_dynamics import precompile
+    precompile.add_arguments(p)
+    p.set_defaults(func=cmd_precompile)
+
+    from manip_dynamics import cli_identify   # identify excite | fit | validate | simulate
+    cli_identify.register(sub, common, _Parser)
     return parser
 
 
