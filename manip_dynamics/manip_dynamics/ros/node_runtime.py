@@ -37,6 +37,7 @@ import signal
 import sys
 import threading
 import time
+import traceback
 from typing import Any
 
 #: Exit code of a normal shutdown (signal or external shutdown).
@@ -102,7 +103,14 @@ class KindThrottle:
         if suppressed:
             message = '%s (%d more like this in the last %g s)' % (
                 message, suppressed, self._period)
-        getattr(self._logger, level)(message)
+        # One call site per severity: Kilted's rclpy raises when one call site logs at two
+        # severities ("Logger severity cannot be changed between calls").
+        if level == 'error':
+            self._logger.error(message)
+        elif level == 'warning':
+            self._logger.warning(message)
+        else:
+            self._logger.info(message)
         return True
 
     def warning(self, message: str, kind: str | None = None) -> bool:
@@ -254,16 +262,21 @@ def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = Non
         prepare_kernels(get_logger(name))
         if stop.is_set():
             return code
-        node = factory()
+        try:
+            node = factory()
+        except startup_errors as error:
+            return report(name, error) if report is not None else 1
         executor = SingleThreadedExecutor()
         executor.add_node(node)
         spinning.set()
         while not stop.is_set() and rclpy.ok():
             executor.spin_once(timeout_sec=0.1)
-    except startup_errors as error:
-        code = report(name, error) if report is not None else 1
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except Exception:  # noqa: B902 - say what stopped the node, then clean up
+        get_logger(name).error('stopped by an unexpected error in a callback:\n%s'
+                               % traceback.format_exc())
+        code = 1
     finally:
         # From here on a signal changes nothing, up to the process's end: SIG_IGN, never the
         # previous handlers back (the interpreter's exit resets Python handlers, not

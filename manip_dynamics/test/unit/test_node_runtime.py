@@ -62,3 +62,14 @@ def test_kinds_are_bounded() -> None:
     for k in range(10):
         throttle.warning('problem', kind='kind %d' % k)
     assert len(throttle._last) == 3
+
+
+def test_warning_and_error_through_a_real_rclpy_logger() -> None:
+    """Both severities through one KindThrottle: Kilted's rclpy raised on a shared call site."""
+    import pytest
+    logging = pytest.importorskip('rclpy.logging', reason='rclpy not installed')
+    throttle = KindThrottle(logging.get_logger('test_node_runtime'), period=0.0)
+    for _ in range(2):
+        assert throttle.warning('a warning', kind='w')
+        assert throttle.error('an error', kind='e')
+        assert throttle.log('info', 'some info', kind='i')
