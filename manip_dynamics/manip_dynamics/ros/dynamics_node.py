@@ -46,13 +46,14 @@ from manip_dynamics.ros.conversions import (
     matrix_from_model_order, response_joint_names, to_model_order, trajectory_to_arrays,
     trajectory_with_efforts, wrenches_to_dict)
 from manip_dynamics.ros.node_runtime import KindThrottle, run_node
+from manip_dynamics.ros.payload_estimation import handle_estimate_payload, JointStateWindow
 from manip_dynamics.ros.payloads import apply_payload_request, Payloads
 from manip_dynamics.ros.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
     report_startup_error, RobotDescriptionSource, STARTUP_ERRORS, StartupError)
 from manip_dynamics_interfaces.srv import (
-    ComputeTrajectoryEfforts, ForwardDynamics, GetCartesianDynamics, GetDynamicsTerms,
-    InverseDynamics, SetPayload)
+    ComputeTrajectoryEfforts, EstimatePayload, ForwardDynamics, GetCartesianDynamics,
+    GetDynamicsTerms, InverseDynamics, SetPayload)
 
 #: Default node name (the executable is ``dynamics_node``).
 NODE_NAME = 'manip_dynamics'
@@ -60,6 +61,14 @@ NODE_NAME = 'manip_dynamics'
 #: QoS of the joint_states subscription: best effort matches reliable and best-effort
 #: publishers alike; keep the newest few messages.
 JOINT_STATES_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
+
+#: QoS of the services. rclpy's default keeps the last 10 requests: more than 10 clients
+#: calling while the node works on one long request (a large trajectory) would overwrite
+#: the oldest waiting requests, which are then never answered. Keeping 1000 bounds the
+#: memory and drops nothing at any realistic number of clients. (Calls lost by a client
+#: stalled under load are lost in that client's own reader: docs/ROS_API.md says which
+#: client QoS avoids it.)
+SERVICE_QOS = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
 
 #: Seconds between two warnings of the same kind about bad joint_states messages (each
 #: kind of problem has its own period: one bad message does not hide a different one).
@@ -112,6 +121,8 @@ class DynamicsNode(Node):
 
         # Payloads set through ~/set_payload: re-applied when a new description arrives.
         self._payloads: Payloads = {}
+        # Recent joint_states with efforts, for ~/estimate_payload (payload_estimation.py).
+        self._window = JointStateWindow()
         self._last_marker_time = 0.0
         self._throttle = KindThrottle(self.get_logger(), WARN_PERIOD)
         self._services_group = ReentrantCallbackGroup()
@@ -128,8 +139,9 @@ class DynamicsNode(Node):
                  self.cartesian_dynamics_callback),
                 (ComputeTrajectoryEfforts, '~/trajectory_efforts',
                  self.trajectory_efforts_callback),
-                (SetPayload, '~/set_payload', self.set_payload_callback)):
-            self.create_service(srv_type, name, callback,
+                (SetPayload, '~/set_payload', self.set_payload_callback),
+                (EstimatePayload, '~/estimate_payload', self.estimate_payload_callback)):
+            self.create_service(srv_type, name, callback, qos_profile=SERVICE_QOS,
                                 callback_group=self._services_group)
 
         self.gravity_pub = self.coriolis_pub = self.marker_pub = None
@@ -162,6 +174,7 @@ class DynamicsNode(Node):
             return
         try:
             q, qd = joint_state_arrays(model, msg)
+            self._window.add_message(model, msg, q, qd)
             gravity = model.gravity_torques(q)
         except ValueError as error:
             self._throttle.warning('ignoring joint_states on %s: %s' % (
@@ -371,6 +384,15 @@ class DynamicsNode(Node):
             self.get_logger().info('set_payload: %s (total mass %.6g kg)' % (
                 resp.message, model.total_mass))
         return self._answer('set_payload', handler, request, response)
+
+    def estimate_payload_callback(self, request: EstimatePayload.Request,
+                                  response: EstimatePayload.Response
+                                  ) -> EstimatePayload.Response:
+        """Answer ~/estimate_payload from the recent joint_states (payload_estimation.py)."""
+        def handler(model, req, resp):
+            handle_estimate_payload(model, self._window, self._payloads, req, resp)
+            self.get_logger().info('estimate_payload: %s' % resp.message)
+        return self._answer('estimate_payload', handler, request, response)
 
 
 def main(args: list[str] | None = None) -> int:
