@@ -51,9 +51,10 @@ from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.conversions import float64_multi_array, joint_state_arrays
 from manip_dynamics.ros.node_runtime import KindThrottle, run_node
-from manip_dynamics.ros.payloads import apply_payload_request, Payloads
+from manip_dynamics.ros.payloads import (
+    apply_payload_request, declare_payload_parameters, Payloads)
 from manip_dynamics.ros.robot_description import (
-    declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_floats,
+    declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float,
     param_string, param_strings, report_startup_error, RobotDescriptionSource, STARTUP_ERRORS,
     StartupError)
 from manip_dynamics_interfaces.srv import SetPayload
@@ -115,14 +116,7 @@ class GravityCompensationNode(Node):
             'velocities')
         self.joint_states_topic = param_string(
             self, 'joint_states_topic', '/joint_states', 'sensor_msgs/JointState input topic')
-        payload_link = param_string(self, 'payload_link', '',
-                                    'Link carrying a payload at start; empty = none')
-        payload_mass = param_float(self, 'payload_mass', 0.0, 'Payload mass [kg]', low=0.0)
-        payload_com = param_floats(self, 'payload_com', [0.0, 0.0, 0.0],
-                                   'Payload centre of mass in the link frame [m]', 3)
-        payload_inertia = param_floats(
-            self, 'payload_inertia', [0.0] * 6,
-            'Payload inertia ixx ixy ixz iyy iyz izz about its COM [kg m^2]', 6)
+        self._payloads: Payloads = declare_payload_parameters(self)
         if not self.controller_name.strip('/'):
             raise StartupError('parameter controller_name must not be empty')
         if not self.joint_states_topic:
@@ -130,12 +124,6 @@ class GravityCompensationNode(Node):
         if len(set(self.command_joints)) != len(self.command_joints):
             raise StartupError('parameter command_joints names a joint twice: %s'
                                % self.command_joints)
-        if payload_mass > 0.0 and not payload_link:
-            raise StartupError('parameter payload_mass is %g kg but payload_link is empty'
-                               % payload_mass)
-        self._payloads: Payloads = {}
-        if payload_link and payload_mass > 0.0:
-            self._payloads[payload_link] = (payload_mass, payload_com, payload_inertia)
 
         self._lock = threading.Lock()
         self._throttle = KindThrottle(self.get_logger(), LOG_PERIOD)

@@ -12,15 +12,50 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The ~/set_payload request shared by dynamics_node and gravity_compensation_node."""
+"""Payload handling shared by the nodes: start-up parameters, ~/set_payload, re-applying."""
 
 from typing import Any
 
+from rclpy.node import Node
+
 from manip_dynamics.robot_model import RobotModel
+from manip_dynamics.ros.robot_description import (
+    param_float, param_floats, param_string, StartupError)
 
 #: Payloads a node keeps to re-apply to a new model: link -> (mass [kg], centre of mass
 #: [m] in the link frame, inertia [kg m^2] about it as ixx, ixy, ixz, iyy, iyz, izz).
 Payloads = dict[str, tuple[float, list[float], list[float]]]
+
+
+def declare_payload_parameters(node: Node) -> Payloads:
+    """
+    Declare the start-up payload parameters and return the payload they describe.
+
+    The parameters are ``payload_link`` (empty = none), ``payload_mass`` [kg] (>= 0),
+    ``payload_com`` [m] (3 values, in the link frame) and ``payload_inertia`` [kg m^2]
+    (ixx, ixy, ixz, iyy, iyz, izz about the centre of mass).
+
+    :param node: The node declaring the parameters.
+    :return: ``{payload_link: (mass, com, inertia)}`` when a link and a mass > 0 are given,
+        else an empty record.
+    :raises StartupError: A parameter is malformed, or ``payload_mass`` > 0 with an empty
+        ``payload_link``.
+    """
+    payload_link = param_string(node, 'payload_link', '',
+                                'Link carrying a payload at start; empty = none')
+    payload_mass = param_float(node, 'payload_mass', 0.0, 'Payload mass [kg]', low=0.0)
+    payload_com = param_floats(node, 'payload_com', [0.0, 0.0, 0.0],
+                               'Payload centre of mass in the link frame [m]', 3)
+    payload_inertia = param_floats(
+        node, 'payload_inertia', [0.0] * 6,
+        'Payload inertia ixx ixy ixz iyy iyz izz about its COM [kg m^2]', 6)
+    if payload_mass > 0.0 and not payload_link:
+        raise StartupError('parameter payload_mass is %g kg but payload_link is empty'
+                           % payload_mass)
+    payloads: Payloads = {}
+    if payload_link and payload_mass > 0.0:
+        payloads[payload_link] = (payload_mass, payload_com, payload_inertia)
+    return payloads
 
 
 def apply_payload_request(model: RobotModel, payloads: Payloads, request: Any) -> str:

@@ -53,9 +53,10 @@ from sensor_msgs.msg import JointState
 
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.node_runtime import run_node
-from manip_dynamics.ros.payloads import apply_payload_request, Payloads
+from manip_dynamics.ros.payloads import (
+    apply_payload_request, declare_payload_parameters, Payloads)
 from manip_dynamics.ros.robot_description import (
-    declare_model_parameters, param_float, param_floats, param_string, param_strings,
+    declare_model_parameters, param_float, param_string, param_strings,
     report_startup_error, RobotDescriptionSource, STARTUP_ERRORS, StartupError)
 from manip_dynamics.viewer.scene import RobotScene
 from manip_dynamics.viewer.urdf_visuals import parse_visuals
@@ -98,20 +99,7 @@ class ViewerNode(Node):
                                         "is drawn at; empty = the wrench's frame_id if it is a "
                                         'link other than the root, else the tip link (as the '
                                         'observer)')
-        payload_link = param_string(self, 'payload_link', '',
-                                    'Link carrying a payload at start; empty = none')
-        payload_mass = param_float(self, 'payload_mass', 0.0, 'Payload mass [kg]', low=0.0)
-        payload_com = param_floats(self, 'payload_com', [0.0, 0.0, 0.0],
-                                   'Payload centre of mass in the link frame [m]', 3)
-        payload_inertia = param_floats(
-            self, 'payload_inertia', [0.0] * 6,
-            'Payload inertia ixx ixy ixz iyy iyz izz about its COM [kg m^2]', 6)
-        if payload_mass > 0.0 and not payload_link:
-            raise StartupError('parameter payload_mass is %g kg but payload_link is empty'
-                               % payload_mass)
-        self._payloads: Payloads = {}
-        if payload_link and payload_mass > 0.0:
-            self._payloads[payload_link] = (payload_mass, payload_com, payload_inertia)
+        self._payloads: Payloads = declare_payload_parameters(self)
         try:
             from manip_dynamics.viewer.server import ArmView
         except ImportError as error:
