@@ -47,7 +47,7 @@ from manip_dynamics.ros.conversions import (
     trajectory_with_efforts, wrenches_to_dict)
 from manip_dynamics.ros.node_runtime import KindThrottle, run_node
 from manip_dynamics.ros.payload_estimation import handle_estimate_payload, JointStateWindow
-from manip_dynamics.ros.payloads import apply_payload_request, Payloads
+from manip_dynamics.ros.payloads import apply_payload_request, Payloads, reapply_payloads
 from manip_dynamics.ros.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
     report_startup_error, RobotDescriptionSource, STARTUP_ERRORS, StartupError)
@@ -158,12 +158,7 @@ class DynamicsNode(Node):
     # ------------------------------------------------------------------ model changes
     def _reapply_payloads(self, model: RobotModel) -> None:
         """Attach the payloads set so far to a new model; drop those it cannot carry."""
-        for link, (mass, com, inertia) in list(self._payloads.items()):
-            try:
-                model.set_payload(link, mass, com, inertia)
-            except ValueError as error:
-                self.get_logger().warning('dropped the payload on %r: %s' % (link, error))
-                self._payloads.pop(link, None)
+        reapply_payloads(model, self._payloads, self.get_logger())
 
     # ------------------------------------------------------------------ topics
     def joint_states_callback(self, msg: JointState) -> None:

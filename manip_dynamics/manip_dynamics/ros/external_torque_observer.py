@@ -62,7 +62,7 @@ from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.conversions import (
     array_to_wrench, command_to_model_order, joint_state_arrays, joint_state_message)
 from manip_dynamics.ros.node_runtime import KindThrottle, run_node
-from manip_dynamics.ros.payloads import apply_payload_request, Payloads
+from manip_dynamics.ros.payloads import apply_payload_request, Payloads, reapply_payloads
 from manip_dynamics.ros.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
     param_strings, report_startup_error, RobotDescriptionSource, STARTUP_ERRORS, StartupError)
@@ -269,13 +269,7 @@ class ExternalTorqueObserverNode(Node):
         if self.effort_source == 'commands':
             for name in self.command_joints:
                 model.joint_index(name)
-        for payload_link, (mass, com, inertia) in list(self._payloads.items()):
-            try:
-                model.set_payload(payload_link, mass, com, inertia)
-            except ValueError as error:
-                self.get_logger().warning('dropped the payload on %r: %s' % (
-                    payload_link, error))
-                self._payloads.pop(payload_link, None)
+        reapply_payloads(model, self._payloads, self.get_logger())
         observer = MomentumObserver(model, gains, include_friction=self.include_friction,
                                     max_step=self.max_step)
         detector = ContactDetector(thresholds, self.hysteresis)

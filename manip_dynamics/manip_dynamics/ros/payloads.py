@@ -16,6 +16,7 @@
 
 from typing import Any
 
+from rclpy.impl.rcutils_logger import RcutilsLogger
 from rclpy.node import Node
 
 from manip_dynamics.robot_model import RobotModel
@@ -56,6 +57,23 @@ def declare_payload_parameters(node: Node) -> Payloads:
     if payload_link and payload_mass > 0.0:
         payloads[payload_link] = (payload_mass, payload_com, payload_inertia)
     return payloads
+
+
+def reapply_payloads(model: RobotModel, payloads: Payloads, logger: RcutilsLogger) -> None:
+    """
+    Attach the payloads recorded so far to a new model; drop those it cannot carry.
+
+    :param model: The new model, changed in place.
+    :param payloads: The node's payload record; a payload the model rejects (unknown link,
+        bad mass or inertia) is removed from it and logged as a warning.
+    :param logger: The node's logger.
+    """
+    for link, (mass, com, inertia) in list(payloads.items()):
+        try:
+            model.set_payload(link, mass, com, inertia)
+        except ValueError as error:
+            logger.warning('dropped the payload on %r: %s' % (link, error))
+            payloads.pop(link, None)
 
 
 def apply_payload_request(model: RobotModel, payloads: Payloads, request: Any) -> str:

@@ -54,7 +54,7 @@ from sensor_msgs.msg import JointState
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.node_runtime import run_node
 from manip_dynamics.ros.payloads import (
-    apply_payload_request, declare_payload_parameters, Payloads)
+    apply_payload_request, declare_payload_parameters, Payloads, reapply_payloads)
 from manip_dynamics.ros.robot_description import (
     declare_model_parameters, param_float, param_string, param_strings,
     report_startup_error, RobotDescriptionSource, STARTUP_ERRORS, StartupError)
@@ -162,12 +162,7 @@ class ViewerNode(Node):
     # ------------------------------------------------------------------ model
     def _accept_model(self, model: RobotModel) -> None:
         """Re-apply the payloads and build the scene of a new model (ValueError: reject)."""
-        for link, (mass, com, inertia) in list(self._payloads.items()):
-            try:
-                model.set_payload(link, mass, com, inertia)
-            except ValueError as error:
-                self.get_logger().warning('dropped the payload on %r: %s' % (link, error))
-                self._payloads.pop(link, None)
+        reapply_payloads(model, self._payloads, self.get_logger())
         scene = RobotScene(model, parse_visuals(self._xml_being_built,
                                                 search_paths=self.search_paths))
         for note in scene.notes:
