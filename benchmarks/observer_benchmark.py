@@ -33,7 +33,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 import numpy as np
@@ -91,36 +90,12 @@ def publisher_main(duration: float, rate: float) -> None:
 
 def measure(node, msg_type, topic: str, duration: float, rate: float, log_dir: str) -> dict:
     """Receive ``topic`` while the publisher runs at ``rate``; return percentiles [ms]."""
-    from rclpy.executors import SingleThreadedExecutor
-    executor = SingleThreadedExecutor()
-    executor.add_node(node)
-    spinner = threading.Thread(target=executor.spin, daemon=True)
-    spinner.start()
-    clock = node.get_clock()
-    latencies = []
-    recording = threading.Event()
-
-    def callback(msg):
-        if recording.is_set():
-            now = clock.now().nanoseconds
-            stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
-            latencies.append((now - stamp) * 1e-9)
-    sub = node.create_subscription(msg_type, topic, callback, 1000)
-    warmup = 2.0
     env = dict(os.environ)
     env['PYTHONPATH'] = ros_benchmark.PACKAGE_ROOT + os.pathsep + env.get('PYTHONPATH', '')
-    pub = subprocess.Popen(
-        [sys.executable, os.path.abspath(__file__), '--role', 'publisher',
-         '--duration', str(duration + warmup + 1.0), '--rate', str(rate)], env=env,
-        stdout=open(os.path.join(log_dir, 'publisher.log'), 'w'), stderr=subprocess.STDOUT)
-    time.sleep(2.0 + warmup)
-    recording.set()
-    time.sleep(duration)
-    recording.clear()
-    pub.wait(timeout=60)
-    node.destroy_subscription(sub)
-    executor.shutdown()
-    executor.remove_node(node)
+    latencies = ros_benchmark.record_latencies(
+        node, msg_type, topic,
+        [sys.executable, os.path.abspath(__file__), '--role', 'publisher', '--rate', str(rate)],
+        env, duration, log_dir, 60.0)
     if not latencies:
         raise RuntimeError('nothing received on %s; see %s' % (topic, log_dir))
     return {'p50': ros_benchmark.percentile_ms(latencies, 50),

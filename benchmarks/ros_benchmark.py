@@ -229,10 +229,26 @@ def wait_for_dynamics(node, failure: str) -> None:
     node.destroy_client(client)
 
 
-def bench_latency(node, names, duration: float, log_dir: str) -> dict:
-    """Measure joint_states -> ~/gravity_torques latency at 1 kHz (``node`` spun on a thread)."""
+def record_latencies(node, msg_type, topic: str, publisher: list[str], env: dict,
+                     duration: float, log_dir: str, wait_timeout: float) -> list[float]:
+    """
+    Receive ``topic`` for ``duration`` s while a publisher process feeds the input.
+
+    ``node`` is spun on a thread; the publisher runs ``publisher`` plus ``--duration``
+    (warm-up and a margin included) with its output in ``log_dir``/publisher.log.
+
+    :param node: The receiving node.
+    :param msg_type: The message type of ``topic`` (it must have a header).
+    :param topic: The output topic.
+    :param publisher: The publisher's command line, without ``--duration``.
+    :param env: The publisher's environment.
+    :param duration: How long to record [s], after 2 s discovery and 2 s warm-up.
+    :param log_dir: Folder for publisher.log.
+    :param wait_timeout: How long to wait for the publisher to finish [s].
+    :return: Latencies [s]: receive time minus the header stamp (same ROS clock), one per
+        message received while recording.
+    """
     from rclpy.executors import SingleThreadedExecutor
-    from sensor_msgs.msg import JointState
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     spinner = threading.Thread(target=executor.spin, daemon=True)
@@ -246,21 +262,29 @@ def bench_latency(node, names, duration: float, log_dir: str) -> dict:
             now = clock.now().nanoseconds
             stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
             latencies.append((now - stamp) * 1e-9)
-    sub = node.create_subscription(JointState, '/manip_dynamics/gravity_torques', callback,
-                                   1000)
+    sub = node.create_subscription(msg_type, topic, callback, 1000)
     warmup = 2.0
     pub = subprocess.Popen(
-        [sys.executable, os.path.abspath(__file__), '--role', 'publisher',
-         '--duration', str(duration + warmup + 1.0)], env=dict(os.environ),
+        publisher + ['--duration', str(duration + warmup + 1.0)], env=env,
         stdout=open(os.path.join(log_dir, 'publisher.log'), 'w'), stderr=subprocess.STDOUT)
     time.sleep(2.0 + warmup)  # publisher discovery + warm-up
     recording.set()
     time.sleep(duration)
     recording.clear()
-    pub.wait(timeout=30)
+    pub.wait(timeout=wait_timeout)
     node.destroy_subscription(sub)
     executor.shutdown()
     executor.remove_node(node)
+    return latencies
+
+
+def bench_latency(node, names, duration: float, log_dir: str) -> dict:
+    """Measure joint_states -> ~/gravity_torques latency at 1 kHz (``node`` spun on a thread)."""
+    from sensor_msgs.msg import JointState
+    latencies = record_latencies(
+        node, JointState, '/manip_dynamics/gravity_torques',
+        [sys.executable, os.path.abspath(__file__), '--role', 'publisher'], dict(os.environ),
+        duration, log_dir, 30.0)
     sent = duration * 1000.0
     return {'p50': percentile_ms(latencies, 50), 'p99': percentile_ms(latencies, 99),
             'received': len(latencies), 'sent': sent}
