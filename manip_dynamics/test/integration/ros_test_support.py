@@ -28,7 +28,9 @@ raised and the module fails. Skips are reported at the caller's line (``__traceb
 
 import importlib
 import os
+import time
 from types import ModuleType
+from typing import Any, Callable
 
 import pytest
 
@@ -77,3 +79,52 @@ def require_interfaces() -> ModuleType:
         if interfaces_required():
             raise
         pytest.skip('%s (%s)' % (INTERFACES_SKIP_REASON, error), allow_module_level=True)
+
+
+def read_log(proc: Any) -> str:
+    """
+    Return what a node process has logged so far.
+
+    :param proc: A process from :func:`manip_dynamics.ros.node_process.start_node`.
+    :return: Its log file's text (undecodable bytes replaced).
+    """
+    with open(proc.log_path, encoding='utf-8', errors='replace') as stream:
+        return stream.read()
+
+
+def wait_until(what: Callable[[], Any], timeout: float, message: str) -> Any:
+    """
+    Poll ``what`` every 20 ms until it returns a true value.
+
+    :param what: The condition.
+    :param timeout: Longest wait [s].
+    :param message: The assertion message when the wait times out.
+    :return: The first true value.
+    :raises AssertionError: ``what`` stayed false for ``timeout`` s.
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = what()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(message)
+
+
+def call_service(node: Any, srv_type: Any, name: str, request: Any, timeout: float) -> Any:
+    """
+    Call a service from the test thread while another thread spins ``node``.
+
+    :param node: The test-side rclpy node (spun elsewhere).
+    :param srv_type: The service type.
+    :param name: The service name.
+    :param request: The request.
+    :param timeout: Longest wait for the service to appear [s]; the answer gets 10 s.
+    :return: The response.
+    """
+    client = node.create_client(srv_type, name)
+    assert client.wait_for_service(timeout_sec=timeout), 'no service %s' % name
+    future = client.call_async(request)
+    wait_until(future.done, 10.0, 'service %s did not answer' % name)
+    node.destroy_client(client)
+    return future.result()

@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 import pytest
-from ros_test_support import require_interfaces, require_rclpy
+from ros_test_support import call_service, require_interfaces, require_rclpy, wait_until
 
 rclpy = require_rclpy()
 require_interfaces()
@@ -143,21 +143,10 @@ class Graph:
         self.procs[name] = start_node(module, name, {'robot_description': self.xml, **params})
 
     def wait(self, what, timeout: float, message: str):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            value = what()
-            if value:
-                return value
-            time.sleep(0.02)
-        raise AssertionError(message)
+        return wait_until(what, timeout, message)
 
     def call(self, srv_type, name: str, request, timeout: float = STARTUP_TIMEOUT):
-        client = self.node.create_client(srv_type, name)
-        assert client.wait_for_service(timeout_sec=timeout), 'no service %s' % name
-        future = client.call_async(request)
-        self.wait(future.done, 10.0, 'service %s did not answer' % name)
-        self.node.destroy_client(client)
-        return future.result()
+        return call_service(self.node, srv_type, name, request, timeout)
 
     def sim_time(self) -> float:
         with self.lock:

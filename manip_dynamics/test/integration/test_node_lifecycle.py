@@ -35,7 +35,7 @@ import time
 
 import numpy as np
 import pytest
-from ros_test_support import require_interfaces, require_rclpy
+from ros_test_support import read_log, require_interfaces, require_rclpy
 
 rclpy = require_rclpy()
 srv = require_interfaces()
@@ -60,12 +60,6 @@ JOINTS = ['cobot7_joint%d' % i for i in range(1, 8)]
 def xml() -> str:
     """Return the cobot7 URDF text."""
     with open(urdf_path('cobot7'), encoding='utf-8') as stream:
-        return stream.read()
-
-
-def read_log(proc) -> str:
-    """Return what the node process has logged so far."""
-    with open(proc.log_path, encoding='utf-8', errors='replace') as stream:
         return stream.read()
 
 

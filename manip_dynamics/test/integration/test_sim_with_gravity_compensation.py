@@ -30,7 +30,7 @@ import time
 
 import numpy as np
 import pytest
-from ros_test_support import require_rclpy, STARTUP_TIMEOUT
+from ros_test_support import call_service, require_rclpy, STARTUP_TIMEOUT, wait_until
 
 rclpy = require_rclpy()
 
@@ -104,21 +104,10 @@ class Graph:
             return [c for t, c in self.commands if t > t0]
 
     def wait(self, what, timeout: float, message: str):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            value = what()
-            if value:
-                return value
-            time.sleep(0.02)
-        raise AssertionError(message)
+        return wait_until(what, timeout, message)
 
     def call(self, srv_type, name: str, request, timeout: float = STARTUP_TIMEOUT):
-        client = self.node.create_client(srv_type, name)
-        assert client.wait_for_service(timeout_sec=timeout), 'no service %s' % name
-        future = client.call_async(request)
-        self.wait(future.done, 10.0, 'service %s did not answer' % name)
-        self.node.destroy_client(client)
-        return future.result()
+        return call_service(self.node, srv_type, name, request, timeout)
 
     def sim_time_elapsed(self, t0: float, duration: float, timeout: float = 60.0) -> list:
         """Collect joint states received after ``t0`` until ``duration`` simulated s."""

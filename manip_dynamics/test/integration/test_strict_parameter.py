@@ -26,7 +26,7 @@ import os
 import time
 
 import pytest
-from ros_test_support import require_rclpy, STARTUP_TIMEOUT
+from ros_test_support import read_log, require_rclpy, STARTUP_TIMEOUT
 
 require_rclpy()
 
@@ -43,11 +43,6 @@ NODES = ('dynamics_node', 'gravity_compensation_node', 'simulator_node')
 @pytest.fixture(scope='module')
 def xml() -> str:
     with open(FIXTURE, encoding='utf-8') as stream:
-        return stream.read()
-
-
-def read_log(proc) -> str:
-    with open(proc.log_path, encoding='utf-8', errors='replace') as stream:
         return stream.read()
 
 
