@@ -90,6 +90,13 @@ EXPECTED = {
          'duration': 'double'},
         {**STATUS_FIELDS, 'start_time': 'double', 'end_time': 'double'},
     ),
+    'EstimatePayload': (
+        {'link': 'string', 'window_seconds': 'double', 'apply': 'boolean'},
+        {**STATUS_FIELDS, 'mass': 'double', 'center_of_mass': 'geometry_msgs/Point',
+         'ixx': 'double', 'ixy': 'double', 'ixz': 'double', 'iyy': 'double', 'iyz': 'double',
+         'izz': 'double', 'samples': 'uint32', 'inertia_estimated': 'boolean',
+         'residual_rms': 'sequence<double>'},
+    ),
 }
 
 
