@@ -32,6 +32,13 @@ import threading
 JIT_OPTIONS = {'cache': True, 'nogil': True,
                'fastmath': {'contract', 'reassoc', 'arcp', 'nsz'}}
 
+#: Options of a kernel only other kernels call: numba then builds no CPython or C wrapper
+#: for it (a wrapper unboxes every argument, and with 10 to 20 array arguments it was a
+#: large part of the cold compile time, issue 9).  Such a kernel cannot be called from
+#: Python.
+INNER = {'no_cpython_wrapper': True, 'no_cfunc_wrapper': True}
+INNER_OPTIONS = {**JIT_OPTIONS, **INNER}
+
 
 class EntryPoints:
     """

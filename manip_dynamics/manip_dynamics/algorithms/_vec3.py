@@ -21,9 +21,9 @@ allocation happens inside the kernels' inner loops.  Matrices are (3, 3) array v
 
 from numba import njit
 
-from manip_dynamics.algorithms._jit import JIT_OPTIONS
+from manip_dynamics.algorithms._jit import INNER_OPTIONS
 
-_JIT = JIT_OPTIONS
+_JIT = INNER_OPTIONS
 
 
 @njit(**_JIT)

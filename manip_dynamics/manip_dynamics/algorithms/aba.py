@@ -32,11 +32,11 @@ nothing is allocated per state.  The facade picks it over CRBA + Cholesky
 
 from numba import njit
 
-from manip_dynamics.algorithms._jit import JIT_OPTIONS
+from manip_dynamics.algorithms._jit import INNER_OPTIONS
 from manip_dynamics.algorithms._vec3 import (
     add, cross, dot, load, matTvec, matvec, scale, store, sub)
 
-_JIT = JIT_OPTIONS
+_JIT = INNER_OPTIONS
 
 
 @njit(**_JIT)

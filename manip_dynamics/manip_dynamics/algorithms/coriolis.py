@@ -38,11 +38,11 @@ needs only cross products, and ``B22 = 0``.  No array is allocated per state.
 
 from numba import njit
 
-from manip_dynamics.algorithms._jit import JIT_OPTIONS
+from manip_dynamics.algorithms._jit import INNER_OPTIONS
 from manip_dynamics.algorithms._vec3 import add, cross, dot, load, matvec, scale, sub
 from manip_dynamics.algorithms.kinematics import world_poses
 
-_JIT = JIT_OPTIONS
+_JIT = INNER_OPTIONS
 
 
 @njit(**_JIT)

@@ -24,10 +24,10 @@ motion axis, carried up the ancestors, gives column ``i``.  Cost: O(n d), d = de
 
 from numba import njit
 
-from manip_dynamics.algorithms._jit import JIT_OPTIONS
+from manip_dynamics.algorithms._jit import INNER_OPTIONS
 from manip_dynamics.algorithms._vec3 import add, cross, dot, load, matvec, scale, store
 
-_JIT = JIT_OPTIONS
+_JIT = INNER_OPTIONS
 
 
 @njit(**_JIT)

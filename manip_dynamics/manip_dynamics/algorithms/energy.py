@@ -21,10 +21,10 @@ the mass matrix.  The zero of the potential is at the root origin.
 
 from numba import njit
 
-from manip_dynamics.algorithms._jit import JIT_OPTIONS
+from manip_dynamics.algorithms._jit import INNER_OPTIONS
 from manip_dynamics.algorithms._vec3 import add, load, matvec
 
-_JIT = JIT_OPTIONS
+_JIT = INNER_OPTIONS
 
 
 @njit(**_JIT)

@@ -32,9 +32,9 @@ import math
 
 from numba import njit
 
-from manip_dynamics.algorithms._jit import JIT_OPTIONS
+from manip_dynamics.algorithms._jit import INNER_OPTIONS
 
-_JIT = JIT_OPTIONS
+_JIT = INNER_OPTIONS
 
 
 @njit(**_JIT)

@@ -28,11 +28,11 @@ number of state arguments when the result is not finite).
 
 from numba import njit
 
-from manip_dynamics.algorithms._jit import JIT_OPTIONS
+from manip_dynamics.algorithms._jit import INNER_OPTIONS
 from manip_dynamics.algorithms._vec3 import add, cross, load, matTvec, matvec, sub
 from manip_dynamics.algorithms.kinematics import point_acceleration
 
-_JIT = JIT_OPTIONS
+_JIT = INNER_OPTIONS
 
 
 @njit(**_JIT)

@@ -204,8 +204,13 @@ def kinematics(op, ints, flat, body, T_body_link, local, gravity, q, qd, out):  
     N = q.shape[0] // n if n else out.shape[0] // rows
     R = np.empty((2, n, 3, 3))
     vec = np.empty((5, n, 3))
-    st = np.zeros((3, n))  # q, qd, zeros
-    zero3 = np.zeros(3)
+    st = np.empty((3, n))  # q, qd, zeros (np.empty and loops: np.zeros costs compile time)
+    zero3 = np.empty(3)
+    for i in range(3):
+        zero3[i] = 0.0
+    for i in range(n):
+        st[1, i] = 0.0
+        st[2, i] = 0.0
     Rl = np.empty((3, 3))
     res = np.empty((rows, out.shape[1]))
     for k in range(N):

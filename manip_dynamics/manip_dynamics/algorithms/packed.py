@@ -29,7 +29,7 @@ from numba import njit
 import numpy as np
 from numpy.typing import NDArray
 
-from manip_dynamics.algorithms._jit import JIT_OPTIONS
+from manip_dynamics.algorithms._jit import INNER_OPTIONS
 
 #: Float64 entries per joint in ``flat``.
 FLOATS_PER_JOINT = 38
@@ -51,7 +51,7 @@ def pack(parent: NDArray[np.int64], kind: NDArray[np.int64], axis: NDArray[np.fl
     return ints, np.ascontiguousarray(flat)
 
 
-@njit(**JIT_OPTIONS)
+@njit(**INNER_OPTIONS)
 def unpack(ints, flat):
     """Return ``parent, kind, axis, R_tree, p_tree, mass, com, inertia, armature`` views."""
     n = ints.shape[0] // 2

@@ -25,11 +25,11 @@ the inward pass adds every child's force to its parent.  Cost: O(n).
 
 from numba import njit
 
-from manip_dynamics.algorithms._jit import JIT_OPTIONS
+from manip_dynamics.algorithms._jit import INNER_OPTIONS
 from manip_dynamics.algorithms._vec3 import add, cross, dot, load, matvec, scale, store, sub
 from manip_dynamics.algorithms.kinematics import outward_pass
 
-_JIT = JIT_OPTIONS
+_JIT = INNER_OPTIONS
 
 
 @njit(**_JIT)

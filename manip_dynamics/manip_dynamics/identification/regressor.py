@@ -54,7 +54,7 @@ from numba import njit
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from manip_dynamics.algorithms._jit import JIT_OPTIONS
+from manip_dynamics.algorithms._jit import INNER_OPTIONS, JIT_OPTIONS
 from manip_dynamics.algorithms.kinematics import joint_transforms, outward_pass
 from manip_dynamics.errors import InputError
 from manip_dynamics.model.rigid_body_tree import BodyInertia
@@ -71,7 +71,7 @@ FRICTION_PARAMETER_NAMES = ('fv{k}', 'fc{k}', 'off{k}')
 ARMATURE_PARAMETER_NAME = 'ia{k}'
 
 
-@njit(**JIT_OPTIONS)
+@njit(**INNER_OPTIONS)
 def _body_block(w, wd, a, blk):
     """
     Fill ``blk`` (6, 10): body wrench ``[f; n]`` about the origin per unit parameter.
@@ -194,7 +194,7 @@ def regressor_kernel(parent, kind, axis, R_tree, p_tree, base_acc,  # noqa: N803
                     tmp[3, c] = n0 + (py * f2 - pz * f1)
                     tmp[4, c] = n1 + (pz * f0 - px * f2)
                     tmp[5, c] = n2 + (px * f1 - py * f0)
-                blk[:, :] = tmp
+                blk, tmp = tmp, blk  # no array slice assignment: numba's error-message code
                 i = par
     return 0
 

@@ -49,7 +49,7 @@ dispatch of ten arguments through the bound entry point (:data:`KERNELS`).
 from numba import njit
 import numpy as np
 
-from manip_dynamics.algorithms._jit import EntryPoints
+from manip_dynamics.algorithms._jit import EntryPoints, INNER
 from manip_dynamics.algorithms.crba import crba_state
 from manip_dynamics.algorithms.forward_dynamics import cholesky_solve
 from manip_dynamics.algorithms.kinematics import all_finite, joint_transforms
@@ -101,7 +101,7 @@ def pack_parameters(n: int, *, dt: float, method: int, base_acc: np.ndarray,
                                                 .reshape(3)] + blocks))
 
 
-@njit(**_JIT)
+@njit(**_JIT, **INNER)
 def _accelerations(tree, params, h, q, qd, tau, fext, ws, out):
     """
     Joint accelerations of one state, with friction, limit contact and implicit terms.

@@ -46,6 +46,7 @@ import math
 from numba import njit
 import numpy as np
 
+from manip_dynamics.algorithms._jit import INNER
 from manip_dynamics.algorithms.forward_dynamics import cholesky_solve
 from manip_dynamics.errors import InputError
 
@@ -58,7 +59,7 @@ CONTACT_PERIOD = 0.005
 RK4_OMEGA_DT = 2.0
 
 MODE_CODES = {'none': 0, 'spring': 1, 'hard': 2}
-_JIT = {'cache': True, 'nogil': True}
+_JIT = {'cache': True, 'nogil': True, **INNER}  # called by the integrators only
 
 
 def contact_omega(integrator: str, dt: float) -> float:
