@@ -100,33 +100,35 @@ def dynamics(op, ints, flat, use_armature, base_acc, q, qd, x, fext, out):
     rows = fext.shape[0]
     use_fext = rows > 0
     fe = fext  # (0, 6) (not read) or (n, 6); per state below when (N n, 6)
+    # the views each state uses, made once (a view costs a few ns per state)
+    q_s, qd_s, x_s, res, s5, s6 = st[0], st[1], st[2], st[3], st[5], st[6]
+    p, w, wd, vd, f, t = vec[0], vec[1], vec[2], vec[3], vec[4], vec[5]
+    acc_in = zero if chol else x_s
     for k in range(N):
         lo = k * n
-        if not load_state(q, lo, st[0]):
+        if not load_state(q, lo, q_s):
             return 1 + 4 * k
-        if not load_state(qd, lo, st[1]):
+        if not load_state(qd, lo, qd_s):
             return 2 + 4 * k
-        if not load_state(x, lo, st[2]):
+        if not load_state(x, lo, x_s):
             return 3 + 4 * k
         if rows > n:
             fe = fext[lo:lo + n]
-        res = st[3]
-        joint_transforms(kind, axis, R_tree, p_tree, st[0], R, vec[0])
+        joint_transforms(kind, axis, R_tree, p_tree, q_s, R, p)
         if aba:
             if not aba_state(parent, kind, axis, mass, com, inertia, armature, use_armature,
-                             base_acc, R, vec[0], st[1], st[2], fe, use_fext, vec[7:], st[5],
-                             st[6], blocks, blk, res):
+                             base_acc, R, p, qd_s, x_s, fe, use_fext, vec[7:], s5, s6,
+                             blocks, blk, res):
                 return -1 - k
         else:
-            rnea_state(parent, kind, axis, mass, com, inertia, base_acc, R, vec[0], st[1],
-                       zero if chol else st[2], fe, use_fext, vec[1], vec[2], vec[3], vec[4],
-                       vec[5], res)
+            rnea_state(parent, kind, axis, mass, com, inertia, base_acc, R, p, qd_s, acc_in,
+                       fe, use_fext, w, wd, vd, f, t, res)
             if chol:
                 # Craig sec. 6.12: M qdd = tau - (V + G), M by CRBA, Cholesky solve
                 for i in range(n):
-                    res[i] = st[2, i] - res[i]
+                    res[i] = x_s[i] - res[i]
                 crba_state(parent, kind, axis, mass, com, inertia, armature, use_armature, R,
-                           vec[0], st[5], vec[6], blocks[0], M)
+                           p, s5, vec[6], blocks[0], M)
                 if not cholesky_solve(M, res):
                     return -1 - k
         if not store_state(res, out, lo):

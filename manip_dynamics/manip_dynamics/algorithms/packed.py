@@ -27,6 +27,7 @@ reading a consistent model.
 
 from numba import njit
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 from numpy.typing import NDArray
 
 from manip_dynamics.algorithms._jit import INNER_OPTIONS
@@ -61,6 +62,11 @@ def unpack(ints, flat):
     o4 = o3 + n
     o5 = o4 + 3 * n
     o6 = o5 + 9 * n
-    return (ints[:n], ints[n:], flat[:o1].reshape((n, 3)), flat[o1:o2].reshape((n, 3, 3)),
-            flat[o2:o3].reshape((n, 3)), flat[o3:o4], flat[o4:o5].reshape((n, 3)),
-            flat[o5:o6].reshape((n, 3, 3)), flat[o6:o6 + n])
+    # as_strided, not reshape: the same views at half the per-call cost (reshape calls a
+    # C helper; about 100 ns per kernel call on 7 joints, measured)
+    vec3 = (24, 8)  # strides [bytes] of a C-ordered (n, 3) float64 block
+    mat3 = (72, 24, 8)  # of a C-ordered (n, 3, 3) block
+    return (ints[:n], ints[n:], as_strided(flat[:o1], (n, 3), vec3),
+            as_strided(flat[o1:o2], (n, 3, 3), mat3), as_strided(flat[o2:o3], (n, 3), vec3),
+            flat[o3:o4], as_strided(flat[o4:o5], (n, 3), vec3),
+            as_strided(flat[o5:o6], (n, 3, 3), mat3), flat[o6:o6 + n])

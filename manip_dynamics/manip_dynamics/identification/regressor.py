@@ -56,6 +56,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from manip_dynamics.algorithms._jit import INNER_OPTIONS, JIT_OPTIONS
 from manip_dynamics.algorithms.kinematics import joint_transforms, outward_pass
+from manip_dynamics.algorithms.packed import unpack
 from manip_dynamics.errors import InputError
 from manip_dynamics.model.rigid_body_tree import BodyInertia
 
@@ -128,14 +129,19 @@ def _body_block(w, wd, a, blk):
 
 
 @njit(**JIT_OPTIONS)
-def regressor_kernel(parent, kind, axis, R_tree, p_tree, base_acc,  # noqa: N803
-                     q, qd, qdd, out):
+def regressor_kernel(ints, flat, base_acc, q, qd, qdd, out):
     """
     Fill ``out`` (N, n, 10 n) with the rigid-body regressor of N states.
 
+    :param ints: The packed tree and ``flat`` the packed model
+        (:mod:`manip_dynamics.algorithms.packed`; only the kinematics are read), so the
+        shared kinematics kernels are compiled for one array layout.
+    :param base_acc: Acceleration of the root [m/s^2], (3,): ``-gravity``.
+    :param q: Joint positions (N, n); ``qd``, ``qdd`` likewise.
     :return: 0, or ``1 + 3 k + a`` when state ``k`` has a non-finite entry in argument
         ``a`` (0 q, 1 qd, 2 qdd), as the inverse-dynamics kernel reports it.
     """
+    parent, kind, axis, R_tree, p_tree, _, _, _, _ = unpack(ints, flat)
     N, n = q.shape
     R = np.empty((n, 3, 3))
     p = np.empty((n, 3))
@@ -340,13 +346,11 @@ def regressor(model, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, friction: b
     """
     (q2, qd2, qdd2), single = model._states(('q', 'qd', 'qdd'), q, qd, qdd)
     n = model.dof
-    tree = model.tree
     count = q2.shape[0]
     p = parameter_count(n, friction=friction, armature=armature)
     out = np.zeros((count, n, p))
     body = np.empty((count, n, BODY_PARAMETERS * n))
-    code = regressor_kernel(tree.parent, tree.kind, tree.axis, tree.R_tree, tree.p_tree,
-                            -model.gravity, q2, qd2, qdd2, body)
+    code = regressor_kernel(model._ints, model._flat, -model.gravity, q2, qd2, qdd2, body)
     if code:
         model._raise_nonfinite(code, ('q', 'qd', 'qdd'), [q2, qd2, qdd2])
     out[:, :, :BODY_PARAMETERS * n] = body
