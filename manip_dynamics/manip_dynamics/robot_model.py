@@ -63,6 +63,9 @@ Wrenches = Mapping[str, ArrayLike] | None
 
 _FRAMES = ('world', 'link')
 _NDARRAY = np.ndarray
+#: The dtype the fast paths accept, compared by identity: numpy gives every native float64
+#: array this object; an equal but distinct dtype (and a byte-swapped one) takes the
+#: converting path.
 _FLOAT64 = np.dtype(np.float64)
 _STATE_ARGS = {2: ('q', 'qd'), 3: ('q', 'qd', 'qdd')}
 _FD_ARGS = ('q', 'qd', 'tau')
@@ -522,14 +525,6 @@ class RobotModel:
             out.append(a)
         return out, bool(single)
 
-    def _plain(self, *values: object) -> bool:
-        """Return True when every value is a float64 ndarray of shape (n,): the fast path."""
-        shape = self._shape
-        for v in values:
-            if type(v) is not _NDARRAY or v.shape != shape or v.dtype != _FLOAT64:
-                return False
-        return True
-
     def _out(self, out: object, shape: tuple) -> FloatArray:
         """Return ``out`` checked as a writable float64 array of ``shape``, or a new one."""
         if out is None:
@@ -674,8 +669,13 @@ class RobotModel:
             link, or a non-finite result (overflow: the message names the largest input).
         """
         shape = self._shape
-        try:  # the fast path: float64 arrays of shape (n,), else the wrapper's TypeError
-            if (q.shape == shape and qd.shape == shape and qdd.shape == shape
+        # The fast path: native float64 arrays of shape (n,).  The bound entry point does
+        # not check its arguments (it would read an int64 array's bits as floats), so the
+        # dtype and shape are checked here; anything else (lists, other dtypes: an
+        # AttributeError or a failed test) takes the converting path below.
+        try:
+            if (q.dtype is _FLOAT64 and qd.dtype is _FLOAT64 and qdd.dtype is _FLOAT64
+                    and q.shape == shape and qd.shape == shape and qdd.shape == shape
                     and not (external_wrenches or include_friction or include_armature)):
                 res = np.empty(shape) if out is None else self._out(out, shape)
                 if _K.dynamics(_ID, self._ints, self._flat, False, self._base_acc, q, qd, qdd,
@@ -705,7 +705,8 @@ class RobotModel:
         shape = self._shape
         zero = self._zero_n
         try:  # the fast path, as in inverse_dynamics
-            if q.shape == shape and (qd is None or qd.shape == shape):
+            if (q.dtype is _FLOAT64 and q.shape == shape
+                    and (qd is None or (qd.dtype is _FLOAT64 and qd.shape == shape))):
                 res = np.empty(shape) if out is None else self._out(out, shape)
                 if _K.dynamics(_ID, self._ints, self._flat, False, base_acc, q,
                                zero if qd is None else qd, zero, _NO_FEXT, res):
@@ -778,7 +779,7 @@ class RobotModel:
         """
         n = self._n
         try:  # the fast path, as in inverse_dynamics
-            if q.shape == self._shape:
+            if q.dtype is _FLOAT64 and q.shape == self._shape:
                 res = np.empty((n, n)) if out is None else self._out(out, (n, n))
                 if _K.matrices(_MASS, self._ints, self._flat, bool(include_armature), q, q,
                                res):
@@ -811,7 +812,8 @@ class RobotModel:
         """
         n = self._n
         try:  # the fast path, as in inverse_dynamics
-            if q.shape == self._shape and qd.shape == self._shape:
+            if (q.dtype is _FLOAT64 and qd.dtype is _FLOAT64 and q.shape == self._shape
+                    and qd.shape == self._shape):
                 res = np.empty((n, n)) if out is None else self._out(out, (n, n))
                 if _K.matrices(_CORIOLIS, self._ints, self._flat, False, q, qd, res):
                     self._fast_error(_STATE_ARGS[2], q, qd)
@@ -876,7 +878,8 @@ class RobotModel:
             raise InputError('method must be one of %s, got %r' % (list(_FD_METHODS), method))
         shape = self._shape
         try:  # the fast path, as in inverse_dynamics
-            if (q.shape == shape and qd.shape == shape and tau.shape == shape
+            if (q.dtype is _FLOAT64 and qd.dtype is _FLOAT64 and tau.dtype is _FLOAT64
+                    and q.shape == shape and qd.shape == shape and tau.shape == shape
                     and not (external_wrenches or include_friction)):
                 res = np.empty(shape) if out is None else self._out(out, shape)
                 code = _K.dynamics(code_m, self._ints, self._flat, bool(include_armature),
@@ -976,7 +979,7 @@ class RobotModel:
         :return: Shape (4, 4), or (N, 4, 4) for a batch.
         """
         body, tbl = self._body_of(link)
-        if type(q) is _NDARRAY and q.shape == self._shape and q.dtype == _FLOAT64:
+        if type(q) is _NDARRAY and q.dtype is _FLOAT64 and q.shape == self._shape:
             q2, single = q.reshape(1, -1), True
         else:
             (q2,), single = self._states(('q',), q)
@@ -1009,7 +1012,7 @@ class RobotModel:
         local = self._frame_flag(frame)
         n = self._n
         try:  # the fast path, as in inverse_dynamics
-            if q.shape == self._shape:
+            if q.dtype is _FLOAT64 and q.shape == self._shape:
                 res = np.empty((6, n)) if out is None else self._out(out, (6, n))
                 if _K.kinematics(_JACOBIAN, self._ints, self._flat, body, tbl, local,
                                  self._gravity, q, q, res):
@@ -1042,7 +1045,8 @@ class RobotModel:
         body, tbl = self._body_of(link)
         local = self._frame_flag(frame)
         try:  # the fast path, as in inverse_dynamics
-            if q.shape == self._shape and qd.shape == self._shape:
+            if (q.dtype is _FLOAT64 and qd.dtype is _FLOAT64 and q.shape == self._shape
+                    and qd.shape == self._shape):
                 res = np.empty((1, 6)) if out is None else self._out(out, (6,)).reshape(1, 6)
                 if _K.kinematics(_ops.BIAS_ACCELERATION, self._ints, self._flat, body, tbl,
                                  local, self._gravity, q, qd, res):

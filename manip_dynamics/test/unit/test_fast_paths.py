@@ -147,6 +147,43 @@ def test_strided_input_on_the_fast_path(arm):
     np.testing.assert_array_equal(arm.mass_matrix(q), arm.mass_matrix(q.copy()))
 
 
+def test_other_dtypes_are_converted_not_reinterpreted(arm):
+    # The bound kernels read raw memory: an int64 or byte-swapped float64 array of the right
+    # shape must be converted first, never read as float64 bits (a wrong number).
+    n = arm.dof
+    base = np.array([k % 3 for k in range(n)], dtype=np.int64)  # 0, 1, 2, 0 ...
+    ref = base.astype(np.float64)
+    tool = 'gripper_arm_tool'
+    calls = [
+        lambda a: arm.inverse_dynamics(a, a, a),
+        lambda a: arm.gravity_torques(a),
+        lambda a: arm.coriolis_torques(a, a),
+        lambda a: arm.nonlinear_effects(a, a),
+        lambda a: arm.mass_matrix(a),
+        lambda a: arm.coriolis_matrix(a, a),
+        lambda a: arm.forward_dynamics(a, a, a),
+        lambda a: arm.jacobian(a, tool),
+        lambda a: arm.jacobian_dot_qd(a, a, tool),
+        lambda a: arm.link_transform(a, tool),
+        lambda a: arm.kinetic_energy(a, a),
+        lambda a: arm.potential_energy(a),
+    ]
+    variants = [base, base.astype(np.uint64), base.astype(np.int32), base.astype(np.float32),
+                ref.astype('>f8'), ref.astype(object), ref.tolist()]
+    for call in calls:
+        expected = call(ref)
+        assert np.all(np.isfinite(expected))
+        for variant in variants:
+            np.testing.assert_allclose(call(variant), expected, rtol=0.0, atol=1e-12,
+                                       err_msg=str(getattr(variant, 'dtype', 'list')))
+    # the float64 result itself is right: gravity torques are the derivative of the
+    # potential energy (central differences, an independent check of the converted input)
+    h = 1e-6
+    grad = [(arm.potential_energy(ref + h * e) - arm.potential_energy(ref - h * e)) / (2 * h)
+            for e in np.eye(n)]
+    np.testing.assert_allclose(arm.gravity_torques(base), grad, atol=1e-6)
+
+
 def test_huge_finite_input_is_an_error_naming_it(arm):
     n = arm.dof
     z = np.zeros(n)
