@@ -162,20 +162,22 @@ def matrices(op, ints, flat, use_armature, q, qd, out):
     Ioc = np.empty((n, 3, 3))
     abg = np.empty((3, 6))
     res = np.empty((n, n))
+    # the views each state uses, made once
+    q_s, qd_s, s2, Rb, Rw, p, v1 = st[0], st[1], st[2], R[0], R[1], vec[0], vec[1]
+    blk0 = blocks[0]
     for k in range(N):
         lo = k * n
-        if not load_state(q, lo, st[0]):
+        if not load_state(q, lo, q_s):
             return 1 + c * k
-        joint_transforms(kind, axis, R_tree, p_tree, st[0], R[0], vec[0])
+        joint_transforms(kind, axis, R_tree, p_tree, q_s, Rb, p)
         if cor:
-            if not load_state(qd, lo, st[1]):
+            if not load_state(qd, lo, qd_s):
                 return 2 + c * k
-            coriolis_state(parent, kind, axis, mass, com, inertia, R[0], vec[0], st[1], R[1],
-                           vec[1], sixes[0], sixes[1], sixes[2], blocks[0], blocks[1], abg,
-                           res)
+            coriolis_state(parent, kind, axis, mass, com, inertia, Rb, p, qd_s, Rw, v1,
+                           sixes[0], sixes[1], sixes[2], blk0, blocks[1], abg, res)
         else:
-            crba_state(parent, kind, axis, mass, com, inertia, armature, use_armature, R[0],
-                       vec[0], st[2], vec[1], Ioc, res)
+            crba_state(parent, kind, axis, mass, com, inertia, armature, use_armature, Rb,
+                       p, s2, v1, Ioc, res)
         if not store_rows(res, out, lo):
             return c + c * k
     return 0
@@ -215,24 +217,27 @@ def kinematics(op, ints, flat, body, T_body_link, local, gravity, q, qd, out):  
         st[2, i] = 0.0
     Rl = np.empty((3, 3))
     res = np.empty((rows, out.shape[1]))
+    # the views each state uses, made once
+    q_s, qd_s, zero = st[0], st[1], st[2]
+    Rb, R0, p, p0 = R[0], R[1], vec[0], vec[1]
     for k in range(N):
-        if not load_state(q, k * n, st[0]):
+        if not load_state(q, k * n, q_s):
             return 1 + c * k
-        if bias and not load_state(qd, k * n, st[1]):
+        if bias and not load_state(qd, k * n, qd_s):
             return 2 + c * k
-        joint_transforms(kind, axis, R_tree, p_tree, st[0], R[0], vec[0])
-        world_poses(parent, R[0], vec[0], R[1], vec[1])
+        joint_transforms(kind, axis, R_tree, p_tree, q_s, Rb, p)
+        world_poses(parent, Rb, p, R0, p0)
         if op == POSE:
-            pose_state(R[1], vec[1], body, T_body_link, res)
+            pose_state(R0, p0, body, T_body_link, res)
         elif op == JACOBIAN:
-            jacobian_state(parent, kind, axis, R[1], vec[1], body, T_body_link, local, Rl, res)
+            jacobian_state(parent, kind, axis, R0, p0, body, T_body_link, local, Rl, res)
         elif bias:
-            outward_pass(parent, kind, axis, R[0], vec[0], zero3, st[1], st[2], vec[2],
-                         vec[3], vec[4])
-            bias_acceleration_state(R[1], vec[2], vec[3], vec[4], body, T_body_link, local,
+            outward_pass(parent, kind, axis, Rb, p, zero3, qd_s, zero, vec[2], vec[3],
+                         vec[4])
+            bias_acceleration_state(R0, vec[2], vec[3], vec[4], body, T_body_link, local,
                                     res[0])
         else:
-            res[0, 0] = potential_state(mass, com, gravity, R[1], vec[1])
+            res[0, 0] = potential_state(mass, com, gravity, R0, p0)
         if not store_rows(res, out, rows * k):
             return c + c * k
     return 0

@@ -52,7 +52,9 @@ def pack(parent: NDArray[np.int64], kind: NDArray[np.int64], axis: NDArray[np.fl
     return ints, np.ascontiguousarray(flat)
 
 
-@njit(**INNER_OPTIONS)
+# inlined into each caller: numba then prunes the reference counting of the nine views
+# (about 0.1 us per call)
+@njit(**INNER_OPTIONS, inline='always')
 def unpack(ints, flat):
     """Return ``parent, kind, axis, R_tree, p_tree, mass, com, inertia, armature`` views."""
     n = ints.shape[0] // 2
