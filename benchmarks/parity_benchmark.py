@@ -55,7 +55,8 @@ import urdf_factory  # noqa: E402
 
 from core_benchmark import fmt_time, machine_lines  # noqa: E402, I100
 
-from manip_dynamics import robot_model, RobotModel  # noqa: E402, I100
+from manip_dynamics import RobotModel, batching, robot_model  # noqa: E402, I100
+from manip_dynamics.algorithms import kernels  # noqa: E402
 from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.simulation import Simulator  # noqa: E402
 
@@ -75,10 +76,17 @@ PLOT = os.path.join('docs', 'img', 'cost_vs_dof.png')
 GOALS = {'inverse dynamics': 1.0, 'mass matrix': 1.0, 'forward dynamics': 1.0,
          'gravity': 1.0, 'Coriolis matrix': 1.2, 'tip Jacobian (world axes)': 1.2,
          'forward dynamics, 120-joint chain': 1.2, '10,000-state batch ID': 0.15}
+BATCH_WALL = '10,000-state batch ID, wall clock (%d threads)'
 
 
-def cpu_pair(ours, ref, number: int, repeat: int) -> tuple[float, float]:
-    """Return the best CPU time per call [s] of ``ours`` and ``ref``, measured alternately."""
+def cpu_pair(ours, ref, number: int, repeat: int, timer=time.process_time
+             ) -> tuple[float, float]:
+    """
+    Return the best time per call [s] of ``ours`` and ``ref``, measured alternately.
+
+    :param timer: ``time.process_time`` (CPU time of all threads, the default) or
+        ``time.perf_counter`` (wall clock).
+    """
     ours()
     if ref is not None:
         ref()
@@ -87,7 +95,7 @@ def cpu_pair(ours, ref, number: int, repeat: int) -> tuple[float, float]:
         for i, func in enumerate((ours, ref)):
             if func is None:
                 continue
-            t = timeit.Timer(func, timer=time.process_time).timeit(number) / number
+            t = timeit.Timer(func, timer=timer).timeit(number) / number
             best[i] = min(best[i], t)
     return best[0], best[1]
 
@@ -151,7 +159,139 @@ def robot_rows(label: str, xml: str, tip: str, number: int, repeat: int) -> list
                              max(3, repeat // 2))
     out.append(('10,000-state batch ID', '%s (%d)' % (label, n), t_ours, t_ref,
                 'Python loop of pin.rnea'))
+    t_ours, t_ref = cpu_pair(lambda: ours.inverse_dynamics(qs, qds, qdds), pin_loop, 1,
+                             max(3, repeat // 2), timer=time.perf_counter)
+    out.append((BATCH_WALL % batching.worker_count(),
+                '%s (%d)' % (label, n), t_ours, t_ref, 'Python loop of pin.rnea'))
     return out
+
+
+class _Stub:
+    """The facade's fast path with nothing behind it (the Python floor of one call)."""
+
+    def __init__(self, n: int, entry) -> None:
+        self._shape = (n,)
+        self._entry = entry
+        self._ints = np.zeros(2 * n, dtype=np.int64)
+        self._flat = np.zeros(38 * n)
+        self._acc = np.zeros(3)
+        self._fext = np.zeros((0, 6))
+
+    def method(self, q, qd, qdd, *, external_wrenches=None, include_friction=False,
+               include_armature=False, out=None):
+        """An empty method with the signature of ``inverse_dynamics``."""
+        return None
+
+    def checks(self, q, qd, qdd, *, external_wrenches=None, include_friction=False,
+               include_armature=False, out=None):
+        """The fast path's dtype and shape checks and its result allocation, no call."""
+        shape = self._shape
+        f8 = _F8
+        if (q.dtype is f8 and qd.dtype is f8 and qdd.dtype is f8 and q.shape == shape
+                and qd.shape == shape and qdd.shape == shape
+                and not (external_wrenches or include_friction or include_armature)):
+            return np.empty(shape) if out is None else out
+        return None
+
+    def noop(self, q, qd, qdd, *, external_wrenches=None, include_friction=False,
+             include_armature=False, out=None):
+        """The same, plus a compiled call with the entry's argument types that does nothing."""
+        shape = self._shape
+        f8 = _F8
+        if (q.dtype is f8 and qd.dtype is f8 and qdd.dtype is f8 and q.shape == shape
+                and qd.shape == shape and qdd.shape == shape
+                and not (external_wrenches or include_friction or include_armature)):
+            res = np.empty(shape) if out is None else out
+            self._entry(0, self._ints, self._flat, False, self._acc, q, qd, qdd, self._fext,
+                        res)
+            return res
+        return None
+
+
+_F8 = np.dtype(np.float64)
+
+
+def breakdown_lines(number: int, repeat: int) -> list[str]:
+    """
+    Return where one single-state call's time goes (cobot7), against Pinocchio.
+
+    Public call; the bound kernel called directly with the same arrays (the difference is
+    the facade's Python); the bound kernel with zero states (argument unboxing, model
+    views, scratch allocation); the rest is the dynamics of one state.  The Python floor:
+    a stub with the facade's signature, checks and allocation around a compiled function
+    of the entry's argument types that returns at once.
+    """
+    from numba import njit
+    p = Pair(open(urdf_path('cobot7'), encoding='utf-8').read())
+    one = Pair(urdf_factory.random_chain_urdf(1, 1))
+    ours, m, d = p.ours, p.model, p.data
+    n = ours.dof
+    rng = np.random.default_rng(5)
+    q, qd, qdd = (rng.uniform(-1.0, 1.0, n) for _ in range(3))
+    pq, pv, pa = p.v(q), p.v(qd), p.v(qdd)
+    K = kernels.KERNELS
+    ints, flat, acc, nofe = ours._ints, ours._flat, ours._base_acc, robot_model._NO_FEXT
+    e, e2 = np.empty(0), np.empty((0, n))
+    res, res_m, res_j = np.empty(n), np.empty((n, n)), np.empty((6, n))
+    body, tbl = ours._body_of('tool0')
+    grav = ours._gravity
+    q1, v1 = np.zeros(1), np.zeros(1)
+    fid = m.getFrameId('tool0')
+    rows = [
+        ('inverse dynamics', lambda: ours.inverse_dynamics(q, qd, qdd),
+         lambda: K.dynamics(kernels.INVERSE_DYNAMICS, ints, flat, False, acc, q, qd, qdd, nofe,
+                            res),
+         lambda: K.dynamics(kernels.INVERSE_DYNAMICS, ints, flat, False, acc, e, e, e, nofe,
+                            e),
+         lambda: pin.rnea(m, d, pq, pv, pa),
+         lambda: pin.rnea(one.model, one.data, q1, v1, v1), 'pin.rnea'),
+        ('gravity', lambda: ours.gravity_torques(q),
+         lambda: K.dynamics(kernels.INVERSE_DYNAMICS, ints, flat, False, acc, q, ours._zero_n,
+                            ours._zero_n, nofe, res),
+         lambda: K.dynamics(kernels.INVERSE_DYNAMICS, ints, flat, False, acc, e, e, e, nofe,
+                            e),
+         lambda: pin.computeGeneralizedGravity(m, d, pq),
+         lambda: pin.computeGeneralizedGravity(one.model, one.data, q1),
+         'pin.computeGeneralizedGravity'),
+        ('mass matrix', lambda: ours.mass_matrix(q),
+         lambda: K.matrices(kernels.MASS_MATRIX, ints, flat, False, q, q, res_m),
+         lambda: K.matrices(kernels.MASS_MATRIX, ints, flat, False, e, e, e2),
+         lambda: pin.crba(m, d, pq), lambda: pin.crba(one.model, one.data, q1), 'pin.crba'),
+        ('tip Jacobian', lambda: ours.jacobian(q, 'tool0'),
+         lambda: K.kinematics(kernels.JACOBIAN, ints, flat, body, tbl, False, grav, q, q,
+                              res_j),
+         lambda: K.kinematics(kernels.JACOBIAN, ints, flat, body, tbl, False, grav, e, e, e2),
+         lambda: pin.computeFrameJacobian(m, d, pq, fid, pin.LOCAL_WORLD_ALIGNED),
+         lambda: pin.computeJointJacobian(one.model, one.data, q1, 1),
+         'pin.computeFrameJacobian'),
+    ]
+    lines = ['| call (cobot7, 7 DoF) | ours | facade (Python) | kernel call, 0 states | '
+             'dynamics of 1 state | Pinocchio | Pinocchio on a 1-joint chain |',
+             '| --- | ---: | ---: | ---: | ---: | ---: | ---: |']
+    for name, public, kernel, empty, ref, ref_one, ref_name in rows:
+        t_pub, t_ref = cpu_pair(public, ref, number, repeat)
+        t_ker, t_one = cpu_pair(kernel, ref_one, number, repeat)
+        t_empty, _ = cpu_pair(empty, None, number, repeat)
+        lines.append('| %s | %s | %s | %s | %s | %s (`%s`) | %s |' % (
+            name, fmt_time(t_pub), fmt_time(t_pub - t_ker), fmt_time(t_empty),
+            fmt_time(t_ker - t_empty), fmt_time(t_ref), ref_name, fmt_time(t_one)))
+
+    def noop(op, ints, flat, use_armature, base_acc, q, qd, x, fext, out):
+        return 0
+    noop_kernel = njit(noop).compile(kernels.DYNAMICS_SIG)
+    stub = _Stub(n, noop_kernel)
+    t_method, _ = cpu_pair(lambda: stub.method(q, qd, qdd), None, number, repeat)
+    t_checks, _ = cpu_pair(lambda: stub.checks(q, qd, qdd), None, number, repeat)
+    t_noop, _ = cpu_pair(lambda: stub.noop(q, qd, qdd), None, number, repeat)
+    t_bare, _ = cpu_pair(lambda: noop_kernel(0, ints, flat, False, acc, q, qd, qdd, nofe, res),
+                         None, number, repeat)
+    lines += ['', 'The Python floor of one inverse-dynamics call, measured on a stub: an '
+              'empty method with the same signature %s; with the dtype and shape checks of the '
+              'fast path and the result allocation %s; with a compiled call of the argument '
+              'types of the entry that returns at once %s (that call alone: %s).' % (
+                  fmt_time(t_method), fmt_time(t_checks), fmt_time(t_noop),
+                  fmt_time(t_bare))]
+    return lines
 
 
 def chain_fd_row(number: int, repeat: int) -> tuple:
@@ -311,8 +451,9 @@ def report(quick: bool, plot_path: str) -> str:
     number, repeat = (300, 3) if quick else (3000, 9)
     lines = ['Generated by `python benchmarks/parity_benchmark.py%s`.' % (
         ' --quick' if quick else ''), ''] + machine_lines() + [
-        '- CPU time of this process per call, best of %d alternating repeats of %d calls; '
-        'ratio = ours / reference (below 1: ours is faster).' % (repeat, number), '']
+        '- CPU time of this process per call (all threads), best of %d alternating repeats of '
+        '%d calls; the "wall clock" row times the batch by the clock instead, so its threads '
+        'count; ratio = ours / reference (below 1: ours is faster).' % (repeat, number), '']
     rows = []
     panda = urdf_factory.example_robot_urdf('panda')
     robots = [('Panda', panda, 'panda_hand')] if panda else []
@@ -323,12 +464,14 @@ def report(quick: bool, plot_path: str) -> str:
     rows.append(chain_fd_row(max(50, number // 10), repeat))
     sim_rows, sim_note = simulator_rows(number, repeat)
     rows += sim_rows
-    order = list(GOALS) + [r[0] for r in sim_rows]
+    batch_wall = BATCH_WALL % batching.worker_count()
+    goals = dict(GOALS, **{batch_wall: GOALS['10,000-state batch ID']})
+    order = list(goals) + [r[0] for r in sim_rows]
     rows.sort(key=lambda r: order.index(r[0]))
     lines += ['| operation | robot (DoF) | ours | reference | reference time | ratio | goal |',
               '| --- | --- | ---: | --- | ---: | ---: | --- |']
     for name, robot, t_ours, t_ref, ref_name in rows:
-        goal = GOALS.get(name)
+        goal = goals.get(name)
         ratio = t_ours / t_ref
         verdict = '' if goal is None or not np.isfinite(ratio) else '<= %gx: %s' % (
             goal, 'met' if ratio <= goal else 'not met')
@@ -336,8 +479,10 @@ def report(quick: bool, plot_path: str) -> str:
             name, robot, fmt_time(t_ours), ref_name,
             fmt_time(t_ref) if np.isfinite(t_ref) else 'n/a',
             '%.2f' % ratio if np.isfinite(ratio) else 'n/a', verdict))
-    lines += ['', sim_note, '', '#### Batch threads (cobot7, 100,000 states of inverse '
-              'dynamics)', ''] + thread_lines()
+    lines += ['', sim_note, '', '#### Where the time of one call goes', '']
+    lines += breakdown_lines(number, repeat)
+    lines += ['', '#### Batch threads (cobot7, 100,000 states of inverse dynamics)',
+              ''] + thread_lines()
     curve_lines, series = dof_curves(max(100, number // 10), repeat)
     lines += ['', '#### Cost against DoF (random revolute chains, one state per call)', '']
     lines += curve_lines + ['', plot(series, plot_path)]
