@@ -727,7 +727,7 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     out.write(fmt.table(['call', 'median [us]', 'p90 [us]', 'min [us]', 'first call [ms]',
                          'batch [us/state]'], rows, numeric_from=1))
     out.write('first call: the first call in this process, including loading the compiled '
-              'kernels from the numba cache (or compiling them, about 20 s, on a fresh '
+              'kernels from the numba cache (or compiling them, about 15 s, on a fresh '
               'install)\n')
     return EXIT_OK
 
