@@ -228,7 +228,8 @@ def breakdown_lines(number: int, repeat: int) -> list[str]:
     n = ours.dof
     rng = np.random.default_rng(5)
     q, qd, qdd = (rng.uniform(-1.0, 1.0, n) for _ in range(3))
-    pq, pv, pa = p.v(q), p.v(qd), p.v(qdd)
+    tau = ours.inverse_dynamics(q, qd, qdd)
+    pq, pv, pa, pt = p.v(q), p.v(qd), p.v(qdd), p.v(tau)
     K = kernels.KERNELS
     ints, flat, acc, nofe = ours._ints, ours._flat, ours._base_acc, robot_model._NO_FEXT
     e, e2 = np.empty(0), np.empty((0, n))
@@ -253,6 +254,11 @@ def breakdown_lines(number: int, repeat: int) -> list[str]:
          lambda: pin.computeGeneralizedGravity(m, d, pq),
          lambda: pin.computeGeneralizedGravity(one.model, one.data, q1),
          'pin.computeGeneralizedGravity'),
+        ('forward dynamics', lambda: ours.forward_dynamics(q, qd, tau),
+         lambda: K.dynamics(ours._fd_method, ints, flat, False, acc, q, qd, tau, nofe, res),
+         lambda: K.dynamics(ours._fd_method, ints, flat, False, acc, e, e, e, nofe, e),
+         lambda: pin.aba(m, d, pq, pv, pt),
+         lambda: pin.aba(one.model, one.data, q1, v1, v1), 'pin.aba'),
         ('mass matrix', lambda: ours.mass_matrix(q),
          lambda: K.matrices(kernels.MASS_MATRIX, ints, flat, False, q, q, res_m),
          lambda: K.matrices(kernels.MASS_MATRIX, ints, flat, False, e, e, e2),
