@@ -117,16 +117,21 @@ class Pair:
         out[self.idx] = x
         return out
 
+    def state(self, seed: int) -> tuple[tuple, tuple]:
+        """Return a random ``(q, qd, qdd, tau)`` (ours, tau its torques) and Pinocchio's."""
+        rng = np.random.default_rng(seed)
+        q, qd, qdd = (rng.uniform(-1.0, 1.0, self.ours.dof) for _ in range(3))
+        ours = (q, qd, qdd, self.ours.inverse_dynamics(q, qd, qdd))
+        return ours, tuple(self.v(x) for x in ours)
+
 
 def robot_rows(label: str, xml: str, tip: str, number: int, repeat: int) -> list[tuple]:
     """Return ``(row, robot, ours [s], reference [s], reference name)`` for one robot."""
     p = Pair(xml)
     m, d, ours = p.model, p.data, p.ours
     n = ours.dof
-    rng = np.random.default_rng(0)
-    q, qd, qdd = (rng.uniform(-1.0, 1.0, n) for _ in range(3))
-    tau = ours.inverse_dynamics(q, qd, qdd)
-    pq, pv, pa, pt = p.v(q), p.v(qd), p.v(qdd), p.v(tau)
+    (q, qd, qdd, tau), (pq, pv, pa, pt) = p.state(0)
+    rng = np.random.default_rng(1)
     fid = m.getFrameId(tip)
     world = pin.LOCAL_WORLD_ALIGNED
     rows = [
@@ -182,28 +187,23 @@ class _Stub:
         """An empty method with the signature of ``inverse_dynamics``."""
         return None
 
-    def checks(self, q, qd, qdd, *, external_wrenches=None, include_friction=False,
-               include_armature=False, out=None):
-        """The fast path's dtype and shape checks and its result allocation, no call."""
-        shape = self._shape
-        f8 = _F8
-        if (q.dtype is f8 and qd.dtype is f8 and qdd.dtype is f8 and q.shape == shape
-                and qd.shape == shape and qdd.shape == shape
-                and not (external_wrenches or include_friction or include_armature)):
-            return np.empty(shape) if out is None else out
-        return None
-
-    def noop(self, q, qd, qdd, *, external_wrenches=None, include_friction=False,
+    def fast(self, q, qd, qdd, *, external_wrenches=None, include_friction=False,
              include_armature=False, out=None):
-        """The same, plus a compiled call with the entry's argument types that does nothing."""
+        """
+        The fast path's dtype and shape checks and its result allocation, then the entry.
+
+        With ``entry`` None nothing is called; else a compiled function of the entry's
+        argument types (one that returns at once).
+        """
         shape = self._shape
         f8 = _F8
         if (q.dtype is f8 and qd.dtype is f8 and qdd.dtype is f8 and q.shape == shape
                 and qd.shape == shape and qdd.shape == shape
                 and not (external_wrenches or include_friction or include_armature)):
             res = np.empty(shape) if out is None else out
-            self._entry(0, self._ints, self._flat, False, self._acc, q, qd, qdd, self._fext,
-                        res)
+            entry = self._entry
+            if entry is not None:
+                entry(0, self._ints, self._flat, False, self._acc, q, qd, qdd, self._fext, res)
             return res
         return None
 
@@ -226,10 +226,7 @@ def breakdown_lines(number: int, repeat: int) -> list[str]:
     one = Pair(urdf_factory.random_chain_urdf(1, 1))
     ours, m, d = p.ours, p.model, p.data
     n = ours.dof
-    rng = np.random.default_rng(5)
-    q, qd, qdd = (rng.uniform(-1.0, 1.0, n) for _ in range(3))
-    tau = ours.inverse_dynamics(q, qd, qdd)
-    pq, pv, pa, pt = p.v(q), p.v(qd), p.v(qdd), p.v(tau)
+    (q, qd, qdd, tau), (pq, pv, pa, pt) = p.state(5)
     K = kernels.KERNELS
     ints, flat, acc, nofe = ours._ints, ours._flat, ours._base_acc, robot_model._NO_FEXT
     e, e2 = np.empty(0), np.empty((0, n))
@@ -285,10 +282,10 @@ def breakdown_lines(number: int, repeat: int) -> list[str]:
     def noop(op, ints, flat, use_armature, base_acc, q, qd, x, fext, out):
         return 0
     noop_kernel = njit(noop).compile(kernels.DYNAMICS_SIG)
-    stub = _Stub(n, noop_kernel)
+    stub, bare = _Stub(n, noop_kernel), _Stub(n, None)
     t_method, _ = cpu_pair(lambda: stub.method(q, qd, qdd), None, number, repeat)
-    t_checks, _ = cpu_pair(lambda: stub.checks(q, qd, qdd), None, number, repeat)
-    t_noop, _ = cpu_pair(lambda: stub.noop(q, qd, qdd), None, number, repeat)
+    t_checks, _ = cpu_pair(lambda: bare.fast(q, qd, qdd), None, number, repeat)
+    t_noop, _ = cpu_pair(lambda: stub.fast(q, qd, qdd), None, number, repeat)
     t_bare, _ = cpu_pair(lambda: noop_kernel(0, ints, flat, False, acc, q, qd, qdd, nofe, res),
                          None, number, repeat)
     lines += ['', 'The Python floor of one inverse-dynamics call, measured on a stub: an '
