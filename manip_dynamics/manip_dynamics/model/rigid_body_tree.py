@@ -130,6 +130,23 @@ def massless_subtree_joints(parent: IntArray, mass: FloatArray) -> tuple[int, ..
     return tuple(int(i) for i in np.flatnonzero(subtree <= 0.0))
 
 
+def massless_joints_reason(parent: IntArray, mass: FloatArray,
+                           joint_names: tuple[str, ...]) -> str:
+    """
+    Say which joints move no mass and what to do, or return '' when every joint moves some.
+
+    :param parent: Parent body of each body, shape (n,).
+    :param mass: Mass of each body [kg], payloads included, shape (n,).
+    :param joint_names: Joint names, model order.
+    """
+    massless = massless_subtree_joints(parent, mass)
+    if not massless:
+        return ''
+    return ('joint(s) %s move no mass (their subtrees are massless); give a link below them an '
+            '<inertial> or a payload, or leave them out of the model (tip_link)'
+            % ', '.join(repr(joint_names[i]) for i in massless))
+
+
 def singular_mass_matrix_message(parent: IntArray, mass: FloatArray,
                                  joint_names: tuple[str, ...], state: int) -> str:
     """
@@ -141,12 +158,10 @@ def singular_mass_matrix_message(parent: IntArray, mass: FloatArray,
     :param state: Index of the state in the batch (0 for a single state).
     :return: The message, naming the joints whose subtree has no mass when there are any.
     """
-    massless = massless_subtree_joints(parent, mass)
+    massless = massless_joints_reason(parent, mass, joint_names)
     if massless:
         return ('forward dynamics is undefined: the mass matrix is singular in state %d because '
-                'joint(s) %s move no mass (their subtrees are massless); give a link below '
-                'them an <inertial> or a payload, or leave them out of the model (tip_link)'
-                % (state, ', '.join(repr(joint_names[i]) for i in massless)))
+                '%s' % (state, massless))
     return ('forward dynamics is undefined: the mass matrix is not positive definite in state '
             '%d (an inertia that is not physical, see model.warnings, or a joint that moves '
             'only a point mass on its own axis)' % state)

@@ -33,6 +33,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from manip_dynamics.errors import InputError
 from manip_dynamics.inputs import float_array
+from manip_dynamics.model.rigid_body_tree import massless_joints_reason
 from manip_dynamics.simulation import integrators as _k
 from manip_dynamics.simulation.joint_limits import (
     contact_omega, limit_gains, LIMIT_MODES, MODE_CODES)
@@ -70,6 +71,19 @@ def _count(value: int, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise InputError('%s must be an integer >= 1, got %r' % (what, value))
     return int(value)
+
+
+def _massless_message(model, code: int) -> str:
+    """
+    Return why M(q) is singular when joints of ``model`` move no mass, else ''.
+
+    :param code: The integrator's status; only NOT_POSITIVE_DEFINITE is explained.
+    """
+    if code != _k.NOT_POSITIVE_DEFINITE:
+        return ''
+    arrays = model._arrays  # payloads included, swapped with the packed model
+    reason = massless_joints_reason(arrays.parent, arrays.mass, model.joint_names)
+    return 'the mass matrix is singular: ' + reason if reason else ''
 
 
 class Simulator:
@@ -190,12 +204,17 @@ class Simulator:
             raise self._bad_torque(tau, what)
         self._steps += int(self._info[0])
         if code != _k.OK:
+            t = self._steps * self._dt
+            massless = _massless_message(model, code)
+            if massless:
+                raise InputError('simulation failed at t = %.6g s: %s; state kept at the last '
+                                 'good step' % (t, massless))
             why = ('the mass matrix is not positive definite' if
                    code == _k.NOT_POSITIVE_DEFINITE else 'the state became NaN/inf')
             raise InputError(
                 'simulation failed at t = %.6g s: %s; the integration diverged (reduce dt '
                 '= %g s, use semi_implicit_euler, or check the torques); state kept at the '
-                'last good step' % (self._steps * self._dt, why, self._dt))
+                'last good step' % (t, why, self._dt))
 
     # ------------------------------------------------------------------ public API
     def step(self, tau: ArrayLike, steps: int = 1) -> None:
@@ -486,8 +505,9 @@ def _adaptive(sim: Simulator, command, ts: FloatArray, qs: FloatArray, qds: Floa
                           sim._fext, sim._info)  # 0 steps: accelerations into acc
         if code != _k.OK:
             raise InputError('adaptive simulation failed at t = %.6g s: %s' % (
-                t, 'mass matrix not positive definite' if code == _k.NOT_POSITIVE_DEFINITE
-                else 'state became NaN/inf'))
+                t, _massless_message(model, code) or (
+                    'mass matrix not positive definite' if code == _k.NOT_POSITIVE_DEFINITE
+                    else 'state became NaN/inf')))
         report(t / end)
         return np.concatenate((qd, acc))
 

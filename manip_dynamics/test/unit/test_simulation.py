@@ -377,3 +377,27 @@ def test_divergence_is_reported(pendulum):
     with pytest.raises(InputError, match='diverged'):
         sim.step([0.0], steps=100000)
     assert np.all(np.isfinite(sim.q))
+
+
+def test_massless_joint_is_named_not_called_a_divergence():
+    # j2 moves only a massless link: M(q) is singular from the first step.  The error names
+    # the joint and the fix; reducing dt (the divergence advice) would not help.
+    xml = ('<robot name="r"><link name="base"/><link name="a"><inertial><mass value="1"/>'
+           '<origin xyz="0.5 0 0"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" '
+           'ixz="0" iyz="0"/></inertial></link><link name="b"/>'
+           '<joint name="j1" type="revolute"><parent link="base"/><child link="a"/>'
+           '<axis xyz="0 0 1"/><limit effort="10" velocity="1" lower="-3" upper="3"/></joint>'
+           '<joint name="j2" type="revolute"><parent link="a"/><child link="b"/>'
+           '<origin xyz="1 0 0"/><axis xyz="0 0 1"/>'
+           '<limit effort="10" velocity="1" lower="-3" upper="3"/></joint></robot>')
+    model = RobotModel.from_urdf_string(xml)
+    for integrator in INTEGRATORS:
+        if integrator == 'adaptive':
+            call = lambda: simulate(model, [0.0, 0.0], duration=0.01,  # noqa: E731
+                                    integrator='adaptive')
+        else:
+            sim = Simulator(model, [0.0, 0.0], integrator=integrator)
+            call = lambda: sim.step([0.0, 0.0])  # noqa: E731
+        with pytest.raises(InputError, match="singular.*'j2' move no mass") as info:
+            call()
+        assert 'diverged' not in str(info.value) and "'j1'" not in str(info.value)
