@@ -55,7 +55,7 @@ import urdf_factory  # noqa: E402
 
 from core_benchmark import fmt_time, machine_lines  # noqa: E402, I100
 
-from manip_dynamics import RobotModel, batching, robot_model  # noqa: E402, I100
+from manip_dynamics import batching, robot_model, RobotModel  # noqa: E402, I100
 from manip_dynamics.algorithms import kernels  # noqa: E402
 from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.simulation import Simulator  # noqa: E402
