@@ -10,8 +10,15 @@
 # launch, launch_ros and launch_testing are not on PyPI: without them this script says so
 # and exits 0 (nothing to run), as the tests themselves skip with that reason.
 set -euo pipefail
+# env.sh drops PYTHONPATH (the venv replaces a sourced ROS); launch, launch_ros and
+# launch_testing come from the caller's environment (an apt ROS 2 or a source build), so
+# the caller's entries are appended after the workspace's: the venv's packages still win.
+caller_pythonpath=${PYTHONPATH:-}
 # shellcheck source=scripts/env.sh
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh" || exit 1
+if [[ -n "${caller_pythonpath}" ]]; then
+  export PYTHONPATH=${PYTHONPATH:+${PYTHONPATH}:}${caller_pythonpath}
+fi
 
 if ! command -v launch_test > /dev/null || ! command -v ros2 > /dev/null; then
   echo "test_launch: launch_test / ros2 not found (not on PyPI; an apt ROS 2 or a source" \
