@@ -554,7 +554,7 @@ def main(argv: list[str] | None = None) -> int:
     print('run_demo: final %s' % monitor.status())
     print('run_demo: received %d /joint_states and %d ~/gravity_torques messages'
           % (monitor.received, monitor.gravity_received))
-    title = '%s: %s, %s' % (model.name, 'gravity compensation on'
+    title = '%s: %s\n%s' % (model.name, 'gravity compensation on'  # two lines: fits the width
                             if 'gravity_compensation' in started else
                             'no gravity compensation', 'simulator_node + ' + ', '.join(
                                 started[1:]) if len(started) > 1 else 'simulator_node')
