@@ -26,7 +26,8 @@ import time
 import urllib.request
 
 import pytest
-from ros_test_support import require_interfaces, require_rclpy, STARTUP_TIMEOUT
+from ros_test_support import (
+    read_log, require_interfaces, require_rclpy, STARTUP_TIMEOUT, wait_until)
 
 rclpy = require_rclpy()
 srv = require_interfaces()
@@ -41,23 +42,6 @@ from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.ros.node_process import start_node, stop_node  # noqa: E402
 
 pytestmark = [pytest.mark.rostest, pytest.mark.slow]
-
-
-def wait_for(predicate, timeout: float, what: str):
-    """Poll until ``predicate()`` is truthy; fail after ``timeout`` seconds."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    pytest.fail('timed out after %g s waiting for %s' % (timeout, what))
-
-
-def log_text(proc) -> str:
-    """Return what the node has logged so far."""
-    with open(proc.log_path) as stream:
-        return stream.read()
 
 
 def test_viewer_node_serves_follows_and_survives_bad_input(tmp_path) -> None:
@@ -78,41 +62,43 @@ def test_viewer_node_serves_follows_and_survives_bad_input(tmp_path) -> None:
             depth=1, reliability=ReliabilityPolicy.RELIABLE,
             durability=DurabilityPolicy.TRANSIENT_LOCAL))
         description.publish(String(data=cobot7))
-        url = wait_for(lambda: re.search(r'open (http://127\.0\.0\.1:\d+)', log_text(proc)),
-                       STARTUP_TIMEOUT, 'the viewer URL').group(1)
+        url = wait_until(lambda: re.search(r'open (http://127\.0\.0\.1:\d+)', read_log(proc)),
+                         STARTUP_TIMEOUT, 'timed out waiting for the viewer URL').group(1)
         with urllib.request.urlopen(url, timeout=10) as reply:
             assert b'<html' in reply.read().lower()
-        wait_for(lambda: "robot model 'cobot7'" in log_text(proc), STARTUP_TIMEOUT,
-                 'the model from /robot_description')
+        wait_until(lambda: "robot model 'cobot7'" in read_log(proc), STARTUP_TIMEOUT,
+                   'timed out waiting for the model from /robot_description')
 
         joint_states = node.create_publisher(JointState, '/joint_states', 10)
         names = ['cobot7_joint%d' % (i + 1) for i in range(7)]
-        wait_for(lambda: joint_states.get_subscription_count() > 0, 30.0, 'the subscription')
+        wait_until(lambda: joint_states.get_subscription_count() > 0, 30.0,
+                   'timed out waiting for the subscription')
         for msg in (JointState(name=names[:3], position=[0.0] * 3),          # joints missing
                     JointState(name=names, position=[float('nan')] * 7),     # NaN
                     JointState(name=names, position=[0.1] * 7)):             # good
             joint_states.publish(msg)
             time.sleep(0.3)
-        wait_for(lambda: 'is nan' in log_text(proc), 10.0, 'the NaN warning')
-        assert proc.poll() is None  # still alive after a message with joints missing and NaN
-        assert proc.poll() is None, log_text(proc)
+        wait_until(lambda: 'is nan' in read_log(proc), 10.0,
+                   'timed out waiting for the NaN warning')
+        # still alive after a message with joints missing and NaN
+        assert proc.poll() is None, read_log(proc)
 
         client = node.create_client(srv.SetPayload, '/viewer/set_payload')
         assert client.wait_for_service(timeout_sec=STARTUP_TIMEOUT)
         for link, ok in (('no_such_link', False), ('cobot7_flange', True)):
             future = client.call_async(srv.SetPayload.Request(link=link, mass=1.5))
-            wait_for(future.done, 10.0, 'the answer of ~/set_payload')
+            wait_until(future.done, 10.0, 'timed out waiting for the answer of ~/set_payload')
             assert future.result().success is ok, future.result().message
 
         description.publish(String(data=planar))
-        wait_for(lambda: "robot model 'planar_2r'" in log_text(proc), 30.0,
-                 'the new model from /robot_description')
-        assert 'dropped the payload' in log_text(proc)  # planar_2r has no cobot7_flange
-        assert proc.poll() is None, log_text(proc)
+        wait_until(lambda: "robot model 'planar_2r'" in read_log(proc), 30.0,
+                   'timed out waiting for the new model from /robot_description')
+        assert 'dropped the payload' in read_log(proc)  # planar_2r has no cobot7_flange
+        assert proc.poll() is None, read_log(proc)
     finally:
         executor.shutdown()
         spinner.join(timeout=5)
         node.destroy_node()
         rclpy.try_shutdown(context=context)
         code = stop_node(proc)
-    assert code == 0, log_text(proc)
+    assert code == 0, read_log(proc)
