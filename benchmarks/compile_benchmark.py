@@ -48,6 +48,8 @@ import sys
 import tempfile
 import time
 
+from doc_blocks import marked_block, replace_marked_block
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PKG = os.path.join(REPO, 'manip_dynamics')
 COBOT7_STATE = '0.1,0.2,0.3,0.4,0.5,0.6,0.7'
@@ -299,18 +301,16 @@ def write_block(path: str, tag: str, text: str) -> None:
     """Replace (or append) the ``compile-benchmark:<tag>`` block of ``path``."""
     begin = '<!-- compile-benchmark:%s:begin -->' % tag
     end = '<!-- compile-benchmark:%s:end -->' % tag
-    block = '%s\n%s\n%s' % (begin, text.rstrip(), end)
     with open(path, encoding='utf-8') as f:
         doc = f.read()
-    if begin in doc and end in doc:
-        doc = doc[:doc.index(begin)] + block + doc[doc.index(end) + len(end):]
-    else:
+    new = replace_marked_block(doc, begin, end, text)
+    if new is None:
         if '## First start' not in doc:
             doc = doc.rstrip() + '\n\n## First start\n\nWritten by '
             doc += '`benchmarks/compile_benchmark.py`.\n'
-        doc = doc.rstrip() + '\n\n' + block + '\n'
+        new = doc.rstrip() + '\n\n' + marked_block(begin, end, text) + '\n'
     with open(path, 'w', encoding='utf-8') as f:
-        f.write(doc)
+        f.write(new)
 
 
 def main(argv: list[str] | None = None) -> int:

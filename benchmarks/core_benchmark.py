@@ -40,6 +40,7 @@ import tempfile
 import time
 import timeit
 
+from doc_blocks import marked_block, replace_marked_block
 import numpy as np
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -329,16 +330,12 @@ def report(quick: bool) -> str:
 
 def write_section(path: str, body: str) -> None:
     """Replace the core-benchmark block of ``path`` (create the file when missing)."""
-    block = '%s\n%s%s' % (BEGIN, body, END)
+    block = marked_block(BEGIN, END, body)
     if os.path.isfile(path):
         with open(path, encoding='utf-8') as f:
             text = f.read()
-        if BEGIN in text and END in text:
-            head, _, rest = text.partition(BEGIN)
-            _, _, tail = rest.partition(END)
-            text = head + block + tail
-        else:
-            text = text.rstrip('\n') + '\n\n## Core library\n\n' + block + '\n'
+        text = replace_marked_block(text, BEGIN, END, body) or (
+            text.rstrip('\n') + '\n\n## Core library\n\n' + block + '\n')
     else:
         text = ('# Benchmarks\n\n## Core library\n\n%s\n\n## ROS nodes\n\n'
                 '(to be added by benchmarks for the nodes)\n' % block)

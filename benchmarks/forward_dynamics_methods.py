@@ -29,6 +29,7 @@ import sys
 import time
 import timeit
 
+from doc_blocks import marked_block, replace_marked_block
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
@@ -77,12 +78,9 @@ END = '<!-- fd-methods:end -->'
 def write_block(path: str, table: str) -> None:
     """Replace (or append) the marked block of ``path`` with ``table``."""
     text = open(path, encoding='utf-8').read() if os.path.exists(path) else ''
-    block = '%s\n%s\n%s' % (BEGIN, table.rstrip(), END)
-    if BEGIN in text and END in text:
-        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip() + '\n\n## Forward dynamics: ABA against CRBA + Cholesky\n\n' + \
-            block + '\n'
+    text = replace_marked_block(text, BEGIN, END, table) or (
+        text.rstrip() + '\n\n## Forward dynamics: ABA against CRBA + Cholesky\n\n'
+        + marked_block(BEGIN, END, table) + '\n')
     with open(path, 'w', encoding='utf-8') as stream:
         stream.write(text)
 

@@ -35,6 +35,7 @@ import sys
 import tempfile
 import time
 
+from doc_blocks import replace_marked_block
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -139,12 +140,11 @@ def write_section(path: str, lines: list[str]) -> None:
     """Replace the text between BEGIN and END in ``path`` with ``lines``."""
     with open(path, encoding='utf-8') as stream:
         text = stream.read()
-    if BEGIN not in text or END not in text:
+    new = replace_marked_block(text, BEGIN, END, '\n'.join(lines))
+    if new is None:
         raise RuntimeError('%s has no %s ... %s block' % (path, BEGIN, END))
-    head, rest = text.split(BEGIN, 1)
-    tail = rest.split(END, 1)[1]
     with open(path, 'w', encoding='utf-8') as stream:
-        stream.write(head + BEGIN + '\n' + '\n'.join(lines) + '\n' + END + tail)
+        stream.write(new)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -54,6 +54,7 @@ sys.path.insert(2, HERE)
 import urdf_factory  # noqa: E402
 
 from core_benchmark import fmt_time, machine_lines  # noqa: E402, I100
+from doc_blocks import marked_block, replace_marked_block  # noqa: E402
 
 from manip_dynamics import batching, robot_model, RobotModel  # noqa: E402, I100
 from manip_dynamics.algorithms import kernels  # noqa: E402
@@ -495,11 +496,9 @@ def report(quick: bool, plot_path: str) -> str:
 def write_block(path: str, body: str) -> None:
     """Replace (or append) the parity-benchmark block of ``path``."""
     text = open(path, encoding='utf-8').read() if os.path.exists(path) else ''
-    block = '%s\n%s%s' % (BEGIN, body, END)
-    if BEGIN in text and END in text:
-        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip() + '\n\n## Per-call parity with Pinocchio\n\n' + block + '\n'
+    text = replace_marked_block(text, BEGIN, END, body) or (
+        text.rstrip() + '\n\n## Per-call parity with Pinocchio\n\n'
+        + marked_block(BEGIN, END, body) + '\n')
     with open(path, 'w', encoding='utf-8') as stream:
         stream.write(text)
 

@@ -40,6 +40,7 @@ import tempfile
 import threading
 import time
 
+from doc_blocks import marked_block, replace_marked_block
 import numpy as np
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -346,13 +347,12 @@ def bench_simulator(node, xml: str, duration: float, log_dir: str) -> dict:
 
 def write_section(path: str, lines: list[str]) -> None:
     """Replace (or insert under '## ROS nodes') the marked ROS block of ``path``."""
-    block = '\n'.join([BEGIN] + lines + [END])
+    block = marked_block(BEGIN, END, '\n'.join(lines))
     with open(path) as stream:
         text = stream.read()
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
-        text = head + block + tail
+    replaced = replace_marked_block(text, BEGIN, END, '\n'.join(lines))
+    if replaced is not None:
+        text = replaced
     elif PLACEHOLDER in text:
         text = text.replace(PLACEHOLDER, block, 1)
     elif '## ROS nodes' in text:
