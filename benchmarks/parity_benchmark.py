@@ -27,7 +27,8 @@ dynamics, gravity, Coriolis matrix and the tip Jacobian (world axes) on Panda
 ``Simulator.step`` against one ``mujoco.mj_step`` (skipped with the reason when MuJoCo is
 not importable), the batch threads (1 against 2 on 100,000 states), and the cost against
 the number of joints of random chains (2 to 120) as a table and a log-log plot
-(``docs/img/cost_vs_dof.png``).
+(``img/cost_vs_dof.png`` next to the ``--output`` file, ``out/cost_vs_dof.png`` without
+one).
 
 Times are CPU time of this process (``time.process_time``), the best of several repeats
 of a timeit loop, ours and the reference measured alternately repeat by repeat: on a
@@ -510,9 +511,11 @@ def main(argv: list[str] | None = None) -> int:
                         'replace (the plot goes to docs/img/ next to it)')
     parser.add_argument('--quick', action='store_true', help='fewer repeats (a smoke run)')
     args = parser.parse_args(argv)
-    plot_path = PLOT if not args.output else os.path.join(
-        os.path.dirname(os.path.abspath(args.output)), 'img', 'cost_vs_dof.png')
-    text = report(args.quick, os.path.join(REPO, plot_path) if not args.output else plot_path)
+    # the plot goes next to the Markdown it is written into; a run that writes no Markdown
+    # (a smoke run) leaves the committed plot alone and writes out/ (git-ignored)
+    plot_dir = (os.path.join(os.path.dirname(os.path.abspath(args.output)), 'img')
+                if args.output else os.path.join(REPO, 'out'))
+    text = report(args.quick, os.path.join(plot_dir, os.path.basename(PLOT)))
     sys.stdout.write(text)
     if args.output:
         write_block(args.output, text)
