@@ -177,40 +177,37 @@ def main(argv: list[str] | None = None) -> int:
     log_dir = tempfile.mkdtemp(prefix='observer_benchmark_')
     rclpy.init()
     node = rclpy.create_node('observer_benchmark')
-    observer = start_node('external_torque_observer', 'external_torque_observer',
-                          {'robot_description': xml, 'wrench_link': 'tool0'}, log_dir=log_dir)
+
+    def measured(proc, name: str, msg_type, topic: str) -> dict:
+        """Wait until ``proc`` publishes ``topic``, measure at every rate, then stop it."""
+        try:
+            deadline = time.monotonic() + 120.0
+            while node.count_publishers(topic) == 0:  # a loaded machine starts it slowly
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError('the %s did not come up; see %s' % (name, log_dir))
+                time.sleep(0.1)
+            time.sleep(1.0)
+            result = {rate: measure(node, msg_type, topic, duration, rate, log_dir)
+                      for rate in RATES}
+            print('%s: %s' % (name, result), flush=True)
+            return result
+        finally:
+            stop_node(proc)
+
     try:
-        deadline = time.monotonic() + 120.0
-        while node.count_publishers(OUT_TOPIC) == 0:
-            if time.monotonic() > deadline or observer.poll() is not None:
-                raise RuntimeError('the observer did not come up; see %s' % log_dir)
-            time.sleep(0.1)
-        time.sleep(1.0)
-        observed = {rate: measure(node, Contact, OUT_TOPIC, duration, rate, log_dir)
-                    for rate in RATES}
-        print('observer: %s' % observed, flush=True)
+        observed = measured(start_node(
+            'external_torque_observer', 'external_torque_observer',
+            {'robot_description': xml, 'wrench_link': 'tool0'}, log_dir=log_dir),
+            'observer', Contact, OUT_TOPIC)
+        # Baseline: ros_benchmark.py's relay node (republishes /joint_states unchanged as
+        # /manip_dynamics/gravity_torques), fed by the same publisher at the same rates.
+        env = dict(os.environ)
+        env['PYTHONPATH'] = ros_benchmark.PACKAGE_ROOT + os.pathsep + env.get('PYTHONPATH', '')
+        relayed = measured(subprocess.Popen(
+            [sys.executable, os.path.join(HERE, 'ros_benchmark.py'), '--role', 'relay'],
+            env=env, stdout=open(os.path.join(log_dir, 'relay.log'), 'w'),
+            stderr=subprocess.STDOUT, start_new_session=True), 'relay', JointState, RELAY_TOPIC)
     finally:
-        stop_node(observer)
-    # Baseline: ros_benchmark.py's relay node (republishes /joint_states unchanged as
-    # /manip_dynamics/gravity_torques), fed by the same publisher at the same rates.
-    env = dict(os.environ)
-    env['PYTHONPATH'] = ros_benchmark.PACKAGE_ROOT + os.pathsep + env.get('PYTHONPATH', '')
-    relay = subprocess.Popen(
-        [sys.executable, os.path.join(HERE, 'ros_benchmark.py'), '--role', 'relay'],
-        env=env, stdout=open(os.path.join(log_dir, 'relay.log'), 'w'),
-        stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 120.0
-        while node.count_publishers(RELAY_TOPIC) == 0:  # a loaded machine starts it slowly
-            if time.monotonic() > deadline or relay.poll() is not None:
-                raise RuntimeError('the relay did not come up; see %s' % log_dir)
-            time.sleep(0.1)
-        time.sleep(1.0)
-        relayed = {rate: measure(node, JointState, RELAY_TOPIC, duration, rate, log_dir)
-                   for rate in RATES}
-        print('relay: %s' % relayed, flush=True)
-    finally:
-        stop_node(relay)
         node.destroy_node()
         rclpy.try_shutdown()
 
