@@ -45,6 +45,7 @@ import time
 from headless_chromium import CHROMIUM, HeadlessChromium, HIDE_NOTIFICATIONS
 import numpy as np
 import pytest
+from ros_test_support import spun_node
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if not os.path.exists(CHROMIUM):
@@ -105,19 +106,8 @@ def material_shares(pixels: np.ndarray, mask: np.ndarray) -> dict[str, float]:
 @pytest.fixture
 def ros_node():
     """Yield an rclpy node spun on a thread (own context)."""
-    from rclpy.executors import SingleThreadedExecutor
-    context = rclpy.Context()
-    rclpy.init(context=context)
-    node = rclpy.create_node('viewer_browser_test', context=context)
-    executor = SingleThreadedExecutor(context=context)
-    executor.add_node(node)
-    thread = threading.Thread(target=executor.spin, daemon=True)
-    thread.start()
-    yield node
-    executor.shutdown()
-    thread.join(timeout=5)
-    node.destroy_node()
-    rclpy.try_shutdown(context=context)
+    with spun_node('viewer_browser_test') as node:
+        yield node
 
 
 def wait_for(predicate, timeout: float, what: str, period: float = 0.2):

@@ -21,20 +21,18 @@ follows a new /robot_description, and exits 0 on SIGINT.
 """
 
 import re
-import threading
 import time
 import urllib.request
 
 import pytest
 from ros_test_support import (
-    read_log, require_interfaces, require_rclpy, STARTUP_TIMEOUT, wait_until)
+    read_log, require_interfaces, require_rclpy, spun_node, STARTUP_TIMEOUT, wait_until)
 
 rclpy = require_rclpy()
 srv = require_interfaces()
 pytest.importorskip('viser', reason='viser (the [viewer] extra) is not installed')
 
-from rclpy.executors import SingleThreadedExecutor  # noqa: E402, I100
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402, I100
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
@@ -50,55 +48,46 @@ def test_viewer_node_serves_follows_and_survives_bad_input(tmp_path) -> None:
     with open(urdf_path('planar_2r')) as stream:
         planar = stream.read()
     proc = start_node('viewer_node', 'viewer', {'port': 0}, log_dir=str(tmp_path))
-    context = rclpy.Context()
-    rclpy.init(context=context)
-    node = rclpy.create_node('viewer_probe', context=context)
-    executor = SingleThreadedExecutor(context=context)
-    executor.add_node(node)
-    spinner = threading.Thread(target=executor.spin, daemon=True)
-    spinner.start()
     try:
-        description = node.create_publisher(String, '/robot_description', QoSProfile(
-            depth=1, reliability=ReliabilityPolicy.RELIABLE,
-            durability=DurabilityPolicy.TRANSIENT_LOCAL))
-        description.publish(String(data=cobot7))
-        url = wait_until(lambda: re.search(r'open (http://127\.0\.0\.1:\d+)', read_log(proc)),
-                         STARTUP_TIMEOUT, 'timed out waiting for the viewer URL').group(1)
-        with urllib.request.urlopen(url, timeout=10) as reply:
-            assert b'<html' in reply.read().lower()
-        wait_until(lambda: "robot model 'cobot7'" in read_log(proc), STARTUP_TIMEOUT,
-                   'timed out waiting for the model from /robot_description')
+        with spun_node('viewer_probe') as node:
+            description = node.create_publisher(String, '/robot_description', QoSProfile(
+                depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                durability=DurabilityPolicy.TRANSIENT_LOCAL))
+            description.publish(String(data=cobot7))
+            url = wait_until(
+                lambda: re.search(r'open (http://127\.0\.0\.1:\d+)', read_log(proc)),
+                STARTUP_TIMEOUT, 'timed out waiting for the viewer URL').group(1)
+            with urllib.request.urlopen(url, timeout=10) as reply:
+                assert b'<html' in reply.read().lower()
+            wait_until(lambda: "robot model 'cobot7'" in read_log(proc), STARTUP_TIMEOUT,
+                       'timed out waiting for the model from /robot_description')
 
-        joint_states = node.create_publisher(JointState, '/joint_states', 10)
-        names = ['cobot7_joint%d' % (i + 1) for i in range(7)]
-        wait_until(lambda: joint_states.get_subscription_count() > 0, 30.0,
-                   'timed out waiting for the subscription')
-        for msg in (JointState(name=names[:3], position=[0.0] * 3),          # joints missing
-                    JointState(name=names, position=[float('nan')] * 7),     # NaN
-                    JointState(name=names, position=[0.1] * 7)):             # good
-            joint_states.publish(msg)
-            time.sleep(0.3)
-        wait_until(lambda: 'is nan' in read_log(proc), 10.0,
-                   'timed out waiting for the NaN warning')
-        # still alive after a message with joints missing and NaN
-        assert proc.poll() is None, read_log(proc)
+            joint_states = node.create_publisher(JointState, '/joint_states', 10)
+            names = ['cobot7_joint%d' % (i + 1) for i in range(7)]
+            wait_until(lambda: joint_states.get_subscription_count() > 0, 30.0,
+                       'timed out waiting for the subscription')
+            for msg in (JointState(name=names[:3], position=[0.0] * 3),      # joints missing
+                        JointState(name=names, position=[float('nan')] * 7),  # NaN
+                        JointState(name=names, position=[0.1] * 7)):          # good
+                joint_states.publish(msg)
+                time.sleep(0.3)
+            wait_until(lambda: 'is nan' in read_log(proc), 10.0,
+                       'timed out waiting for the NaN warning')
+            # still alive after a message with joints missing and NaN
+            assert proc.poll() is None, read_log(proc)
 
-        client = node.create_client(srv.SetPayload, '/viewer/set_payload')
-        assert client.wait_for_service(timeout_sec=STARTUP_TIMEOUT)
-        for link, ok in (('no_such_link', False), ('cobot7_flange', True)):
-            future = client.call_async(srv.SetPayload.Request(link=link, mass=1.5))
-            wait_until(future.done, 10.0, 'timed out waiting for the answer of ~/set_payload')
-            assert future.result().success is ok, future.result().message
+            client = node.create_client(srv.SetPayload, '/viewer/set_payload')
+            assert client.wait_for_service(timeout_sec=STARTUP_TIMEOUT)
+            for link, ok in (('no_such_link', False), ('cobot7_flange', True)):
+                future = client.call_async(srv.SetPayload.Request(link=link, mass=1.5))
+                wait_until(future.done, 10.0, 'timed out waiting for the answer of ~/set_payload')
+                assert future.result().success is ok, future.result().message
 
-        description.publish(String(data=planar))
-        wait_until(lambda: "robot model 'planar_2r'" in read_log(proc), 30.0,
-                   'timed out waiting for the new model from /robot_description')
-        assert 'dropped the payload' in read_log(proc)  # planar_2r has no cobot7_flange
-        assert proc.poll() is None, read_log(proc)
+            description.publish(String(data=planar))
+            wait_until(lambda: "robot model 'planar_2r'" in read_log(proc), 30.0,
+                       'timed out waiting for the new model from /robot_description')
+            assert 'dropped the payload' in read_log(proc)  # planar_2r has no cobot7_flange
+            assert proc.poll() is None, read_log(proc)
     finally:
-        executor.shutdown()
-        spinner.join(timeout=5)
-        node.destroy_node()
-        rclpy.try_shutdown(context=context)
         code = stop_node(proc)
     assert code == 0, read_log(proc)

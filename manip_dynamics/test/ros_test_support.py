@@ -26,11 +26,13 @@ i.e. ``make test``, sets it right after building the interfaces): then the Impor
 raised and the module fails. Skips are reported at the caller's line (``__tracebackhide__``).
 """
 
+import contextlib
 import importlib
 import os
+import threading
 import time
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -90,6 +92,34 @@ def read_log(proc: Any) -> str:
     """
     with open(proc.log_path, encoding='utf-8', errors='replace') as stream:
         return stream.read()
+
+
+@contextlib.contextmanager
+def spun_node(name: str) -> Iterator[Any]:
+    """
+    Yield an rclpy node in a context of its own, spun by an executor on a daemon thread.
+
+    On exit the executor stops, the thread is joined (5 s at most), the node is destroyed
+    and the context shut down.
+
+    :param name: The node's name.
+    """
+    rclpy = require_rclpy()
+    from rclpy.executors import SingleThreadedExecutor
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node(name, context=context)
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    thread = threading.Thread(target=executor.spin, daemon=True)
+    thread.start()
+    try:
+        yield node
+    finally:
+        executor.shutdown()
+        thread.join(timeout=5)
+        node.destroy_node()
+        rclpy.try_shutdown(context=context)
 
 
 def wait_until(what: Callable[[], Any], timeout: float, message: str) -> Any:
