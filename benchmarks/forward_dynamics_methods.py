@@ -94,7 +94,7 @@ def main() -> None:
     lines = []
     rng = np.random.default_rng(0)
     cases = [('chain %d' % n, RobotModel.from_urdf_string(chain_urdf(n, rng)))
-             for n in (2, 5, 7, 8, 10, 12, 15, 20, 30, 50, 120)]
+             for n in (2, 5, 7, 8, 10, 12, 15, 20, 25, 30, 35, 40, 50, 120)]
     cases += [(name, RobotModel.from_urdf_file(urdf_path(name)))
               for name in ('cobot7', 'gripper_arm')]
     lines.append('Single-state `forward_dynamics(..., method=...)` CPU time per call (process '

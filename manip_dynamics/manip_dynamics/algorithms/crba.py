@@ -75,21 +75,32 @@ def crba_state(parent, kind, axis, mass, com, inertia, armature, use_armature,  
             M[j, i] = value
         j = parent[i]
         if j >= 0:
-            # add composite i to its parent, expressed in the parent frame about its origin
+            # add composite i to its parent, expressed in the parent frame about its origin:
+            # Ri Ioc Ri^T (symmetric: six entries, from the three rows of Ri) plus the
+            # shift of the origin by pi (Craig eq. 6.25 with the first moment hr)
             Ri = R[i]
             pi = load(p, i)
             m = mc[i]
             hr = matvec(Ri, h)
-            ph = dot(pi, hr)
-            pp = dot(pi, pi)
-            for r in range(3):
-                for s in range(3):
-                    rot = 0.0
-                    for u in range(3):
-                        rot += Ri[r, u] * (Ioc[i, u, 0] * Ri[s, 0] + Ioc[i, u, 1] * Ri[s, 1]
-                                           + Ioc[i, u, 2] * Ri[s, 2])
-                    delta = 1.0 if r == s else 0.0
-                    Ioc[j, r, s] += (rot + m * (pp * delta - pi[r] * pi[s])
-                                     + 2.0 * ph * delta - pi[r] * hr[s] - hr[r] * pi[s])
+            d = m * dot(pi, pi) + 2.0 * dot(pi, hr)
+            I = Ioc[i]  # noqa: E741 - the inertia tensor's usual name
+            r0 = (Ri[0, 0], Ri[0, 1], Ri[0, 2])
+            r1 = (Ri[1, 0], Ri[1, 1], Ri[1, 2])
+            r2 = (Ri[2, 0], Ri[2, 1], Ri[2, 2])
+            c0 = matvec(I, r0)
+            c1 = matvec(I, r1)
+            c2 = matvec(I, r2)
+            x01 = dot(r0, c1) - m * pi[0] * pi[1] - pi[0] * hr[1] - hr[0] * pi[1]
+            x02 = dot(r0, c2) - m * pi[0] * pi[2] - pi[0] * hr[2] - hr[0] * pi[2]
+            x12 = dot(r1, c2) - m * pi[1] * pi[2] - pi[1] * hr[2] - hr[1] * pi[2]
+            Ioc[j, 0, 0] += dot(r0, c0) + d - m * pi[0] * pi[0] - 2.0 * pi[0] * hr[0]
+            Ioc[j, 1, 1] += dot(r1, c1) + d - m * pi[1] * pi[1] - 2.0 * pi[1] * hr[1]
+            Ioc[j, 2, 2] += dot(r2, c2) + d - m * pi[2] * pi[2] - 2.0 * pi[2] * hr[2]
+            Ioc[j, 0, 1] += x01
+            Ioc[j, 1, 0] += x01
+            Ioc[j, 0, 2] += x02
+            Ioc[j, 2, 0] += x02
+            Ioc[j, 1, 2] += x12
+            Ioc[j, 2, 1] += x12
             mc[j] += m
             store(hc, j, add(load(hc, j), add(scale(m, pi), hr)))
