@@ -296,7 +296,67 @@ def breakdown_lines(number: int, repeat: int) -> list[str]:
               'types of the entry that returns at once %s (that call alone: %s).' % (
                   fmt_time(t_method), fmt_time(t_checks), fmt_time(t_noop),
                   fmt_time(t_bare))]
+    lines += ['', fixed_cost_line(ours, number, repeat)]
     return lines
+
+
+def fixed_cost_line(ours: RobotModel, number: int, repeat: int) -> str:
+    """
+    Return what the forward-dynamics entry costs before its first state (cobot7).
+
+    Probes compiled with the kernels' options (GIL released) and the entry's signature:
+    one that returns at once; one that also unpacks the model's views; one that also makes
+    the four scratch arrays of the Cholesky path; then the entry itself with 0 states (the
+    rest: the per-state views and the zeroed row).  And the entry compiled holding the GIL,
+    against the real one, on one state.
+    """
+    from numba import njit
+    from manip_dynamics.algorithms._jit import JIT_OPTIONS
+    from manip_dynamics.algorithms.packed import unpack
+    options = {k: v for k, v in JIT_OPTIONS.items() if k != 'cache'}
+
+    def returns(op, ints, flat, use_armature, base_acc, q, qd, x, fext, out):
+        return 0
+
+    def unpacks(op, ints, flat, use_armature, base_acc, q, qd, x, fext, out):
+        parent, kind, axis, R_tree, p_tree, mass, com, inertia, armature = unpack(ints, flat)
+        return int(kind[0] + axis[0, 0] + R_tree[0, 0, 0] + p_tree[0, 0] + mass[0] + com[0, 0]
+                   + inertia[0, 0, 0] + armature[0] > 1e300)
+
+    def allocates(op, ints, flat, use_armature, base_acc, q, qd, x, fext, out):
+        parent, kind, axis, R_tree, p_tree, mass, com, inertia, armature = unpack(ints, flat)
+        n = parent.shape[0]
+        # the Cholesky path's scratch, as in kernels.dynamics
+        mats = np.empty((2, n, 3, 3))
+        vec = np.empty((7, n, 3))
+        st = np.empty((7, n))
+        M = np.empty((n, n))
+        mats[0, 0, 0, 0] = vec[0, 0, 0] = st[0, 0] = M[0, 0] = 0.0
+        return int(kind[0] + axis[0, 0] + R_tree[0, 0, 0] + p_tree[0, 0] + mass[0] + com[0, 0]
+                   + inertia[0, 0, 0] + armature[0] + mats[0, 0, 0, 0] + vec[0, 0, 0]
+                   + st[0, 0] + M[0, 0] > 1e300)
+
+    probes = [njit(**options)(f).compile(kernels.DYNAMICS_SIG)
+              for f in (returns, unpacks, allocates)]
+    held = njit(**{k: v for k, v in options.items() if k != 'nogil'})(
+        kernels.dynamics.py_func).compile(kernels.DYNAMICS_SIG)
+    e, nofe, code = np.empty(0), robot_model._NO_FEXT, ours._fd_method
+    empty = (code, ours._ints, ours._flat, False, ours._base_acc, e, e, e, nofe, e)
+    times = [cpu_pair(lambda f=f: f(*empty), None, number, repeat)[0]
+             for f in probes + [kernels.KERNELS.dynamics]]
+    q = np.full(ours.dof, 0.3)
+    one = (code, ours._ints, ours._flat, False, ours._base_acc, q, q, q, nofe, np.empty(ours.dof))
+    t_released, t_held = cpu_pair(lambda: kernels.KERNELS.dynamics(*one), lambda: held(*one),
+                                  number, repeat)
+    return ('Inside the forward-dynamics entry before its first state (cobot7, compiled '
+            'probes of the same signature, GIL released): the call returns at once %s; '
+            "unpacking the model's views adds %s; the four scratch arrays of the Cholesky "
+            'path add %s; the entry with 0 states costs %s (the rest, %s, is the per-state '
+            'views and the zeroed row). The same entry holding the GIL, on one state: %s '
+            'against %s with the GIL released.' % (
+                fmt_time(times[0]), fmt_time(times[1] - times[0]),
+                fmt_time(times[2] - times[1]), fmt_time(times[3]),
+                fmt_time(times[3] - times[2]), fmt_time(t_held), fmt_time(t_released)))
 
 
 def chain_fd_row(number: int, repeat: int) -> tuple:
