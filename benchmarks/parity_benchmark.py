@@ -163,11 +163,11 @@ def robot_rows(label: str, xml: str, tip: str, number: int, repeat: int) -> list
         for k in range(batch):
             pin.rnea(m, d, pqs[k], pvs[k], pas[k])
     t_ours, t_ref = cpu_pair(lambda: ours.inverse_dynamics(qs, qds, qdds), pin_loop, 1,
-                             max(3, repeat // 2))
+                             repeat)
     out.append(('10,000-state batch ID', '%s (%d)' % (label, n), t_ours, t_ref,
                 'Python loop of pin.rnea'))
     t_ours, t_ref = cpu_pair(lambda: ours.inverse_dynamics(qs, qds, qdds), pin_loop, 1,
-                             max(3, repeat // 2), timer=time.perf_counter)
+                             repeat, timer=time.perf_counter)
     out.append((BATCH_WALL % batching.worker_count(),
                 '%s (%d)' % (label, n), t_ours, t_ref, 'Python loop of pin.rnea'))
     return out
