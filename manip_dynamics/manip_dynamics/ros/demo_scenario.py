@@ -107,6 +107,10 @@ class DemoScenario:
         self.samples: list[tuple[float, float, float, bool]] = []  # t, applied, estimated, c
         self.false_contacts = 0  # contact messages flagged with no push
         self.t_contact = -math.inf
+        # no push before run_demo's start-up reset (start_story): when the controller's
+        # first answers came late, the push of a story that the reset then cut short left
+        # its contact flag in the new story
+        self.story_started = False
         self._Float64MultiArray = Float64MultiArray
         self._ApplyWrench = ApplyWrench
         self.commands = node.create_publisher(Float64MultiArray, '/effort_controller/commands',
@@ -182,6 +186,10 @@ class DemoScenario:
         if values.shape == (self.model.dof,) and np.all(np.isfinite(values)):
             self.gravity = values
 
+    def start_story(self) -> None:
+        """Allow the pushes: the simulator was reset with the controller engaged."""
+        self.story_started = True
+
     def contact_callback(self, msg) -> None:
         """
         Record the observer's contact flag; count it as false when no push explains it.
@@ -245,7 +253,7 @@ class DemoScenario:
         phase = (t - self.cycle_start) % PERIOD
         if phase < PUSH_AT:
             self.pushed = False
-        elif not self.pushed:
+        elif not self.pushed and self.story_started:
             self.pushed = True
             self._push()
         with self.lock:

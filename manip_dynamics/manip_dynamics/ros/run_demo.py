@@ -211,6 +211,7 @@ class Monitor:
                 self.q0 = q.copy()
                 self.samples.clear()
                 self.gravity_samples.clear()
+                self.rate_window.clear()  # a real-time factor across a reset is negative
             self.t_sim = t
             self.q = q
             self.rate_window.append((time.monotonic(), t))
@@ -511,6 +512,8 @@ def main(argv: list[str] | None = None) -> int:
             if not wait_until_ready(node, monitor, started, procs, stop):
                 code = 0 if stop.is_set() else 1
                 stop.set()
+            elif scenario is not None:
+                scenario.start_story()
         period = 0.1 if interactive else 1.0
         wall_start = time.monotonic()
         last_print = 0.0
