@@ -77,6 +77,24 @@ def wait_for_log(proc, text: str, timeout: float) -> str:
         text, proc.args[2], proc.poll(), read_log(proc)))
 
 
+def send_until_logged(proc, publisher, msg, text: str, timeout: float = 20.0) -> None:
+    """
+    Publish ``msg`` every 50 ms until ``text`` appears once more in the node's log.
+
+    Our publisher seeing the node's subscription does not mean that the node has matched
+    our publisher yet (discovery runs both ways): a single message can be lost.
+    """
+    before = read_log(proc).count(text)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        publisher.publish(msg)
+        time.sleep(0.05)
+        if read_log(proc).count(text) > before:
+            return
+    raise AssertionError('%r not logged again by %s within %g s:\n%s' % (
+        text, proc.args[2], timeout, read_log(proc)))
+
+
 class Probe:
     """A test-side node spun on a thread, recording joint_states."""
 
@@ -194,14 +212,9 @@ def test_each_kind_of_bad_joint_states_is_logged(xml, probe, module):
     try:
         wait_for_log(proc, "robot model 'cobot7'", STARTUP_TIMEOUT)
         bad = _bad_joint_states()
-        # A matched subscription on our side does not mean the node has matched us yet
-        # (discovery runs both ways; a fresh clone's CI lost the first burst): send one kind
-        # until the node logs it, then the rest, well within one throttle period.
-        first = 'no joint names'
-        deadline = time.monotonic() + 20.0
-        while first not in read_log(proc) and time.monotonic() < deadline:
-            publisher.publish(bad[first])
-            time.sleep(0.05)
+        # one kind until the node logs it (a fresh clone's CI lost a single burst), then all
+        # of them, well within one throttle period
+        send_until_logged(proc, publisher, bad['no joint names'], 'no joint names')
         for _ in range(3):  # repeated within the throttle period: still one line per kind
             for msg in bad.values():
                 publisher.publish(msg)
@@ -275,17 +288,16 @@ def test_simulator_brakes_hold_until_the_first_command(xml, probe):
         assert not np.any([m.velocity for m in held])
 
         # A zero command releases the brakes: nothing holds the arm any more.
+        zero = Float64MultiArray(data=[0.0] * 7)
+        send_until_logged(proc, probe.commands, zero, 'brakes released')
         t1 = time.monotonic()
-        probe.commands.publish(Float64MultiArray(data=[0.0] * 7))
-        wait_for_log(proc, 'brakes released', 10.0)
         fallen = probe.wait_states(250, 30.0, after=t1)
         drift = np.max(np.abs(np.array(fallen[-1].position) - q[0]))
         assert drift > 0.05, 'released arm did not fall (drift %.4f rad)' % drift
 
         # The zero command goes stale after command_timeout: logged once.
         wait_for_log(proc, 'within command_timeout 0.3 s: applying zero effort', 10.0)
-        probe.commands.publish(Float64MultiArray(data=[0.0] * 7))
-        wait_for_log(proc, 'commands are back', 10.0)
+        send_until_logged(proc, probe.commands, zero, 'commands are back')
 
         # ~/reset engages the brakes again until the next command.
         answer = probe.call(Trigger, '/brake_sim/reset', Trigger.Request())
