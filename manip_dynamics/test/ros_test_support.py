@@ -94,6 +94,28 @@ def read_log(proc: Any) -> str:
         return stream.read()
 
 
+def send_until_logged(proc: Any, publisher: Any, msg: Any, text: str,
+                      timeout: float = 20.0) -> None:
+    """
+    Publish ``msg`` every 50 ms until ``text`` appears once more in the node's log.
+
+    Our publisher seeing the node's subscription does not mean that the node has matched
+    our publisher yet (discovery runs both ways): a single message can be lost.
+
+    :param proc: A process from :func:`manip_dynamics.ros.node_process.start_node`.
+    :raises AssertionError: ``text`` was not logged again within ``timeout`` s.
+    """
+    before = read_log(proc).count(text)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        publisher.publish(msg)
+        time.sleep(0.05)
+        if read_log(proc).count(text) > before:
+            return
+    raise AssertionError('%r not logged again by %s within %g s:\n%s' % (
+        text, proc.args[2], timeout, read_log(proc)))
+
+
 @contextlib.contextmanager
 def spun_node(name: str) -> Iterator[Any]:
     """

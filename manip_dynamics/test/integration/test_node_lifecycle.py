@@ -35,7 +35,8 @@ import time
 
 import numpy as np
 import pytest
-from ros_test_support import read_log, require_interfaces, require_rclpy
+from ros_test_support import (read_log, require_interfaces, require_rclpy,
+                              send_until_logged)
 
 rclpy = require_rclpy()
 srv = require_interfaces()
@@ -75,24 +76,6 @@ def wait_for_log(proc, text: str, timeout: float) -> str:
         time.sleep(0.05)
     raise AssertionError('%r not in the log of %s (exit code %s):\n%s' % (
         text, proc.args[2], proc.poll(), read_log(proc)))
-
-
-def send_until_logged(proc, publisher, msg, text: str, timeout: float = 20.0) -> None:
-    """
-    Publish ``msg`` every 50 ms until ``text`` appears once more in the node's log.
-
-    Our publisher seeing the node's subscription does not mean that the node has matched
-    our publisher yet (discovery runs both ways): a single message can be lost.
-    """
-    before = read_log(proc).count(text)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        publisher.publish(msg)
-        time.sleep(0.05)
-        if read_log(proc).count(text) > before:
-            return
-    raise AssertionError('%r not logged again by %s within %g s:\n%s' % (
-        text, proc.args[2], timeout, read_log(proc)))
 
 
 class Probe:

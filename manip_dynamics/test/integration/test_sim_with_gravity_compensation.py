@@ -30,8 +30,8 @@ import time
 
 import numpy as np
 import pytest
-from ros_test_support import (call_service, read_log, require_rclpy, STARTUP_TIMEOUT,
-                              wait_until)
+from ros_test_support import (call_service, require_rclpy, send_until_logged,
+                              STARTUP_TIMEOUT, wait_until)
 
 rclpy = require_rclpy()
 
@@ -207,14 +207,8 @@ def test_without_compensation_the_arm_falls(graph):
     t0 = release(graph)
     # ~/reset engaged the simulator's brakes; a zero command releases them
     publisher = graph.node.create_publisher(Float64MultiArray, COMMANDS, 10)
-    released = read_log(graph.sim).count('brakes released')
-
-    def zero_command_taken() -> bool:
-        # sent until the simulator says so: our side matching the simulator's subscription
-        # does not mean the simulator has matched this new publisher yet
-        publisher.publish(Float64MultiArray(data=[0.0] * 7))
-        return read_log(graph.sim).count('brakes released') > released
-    graph.wait(zero_command_taken, 10.0, 'the simulator did not take the zero command')
+    send_until_logged(graph.sim, publisher, Float64MultiArray(data=[0.0] * 7),
+                      'brakes released', timeout=10.0)
     msgs = graph.sim_time_elapsed(t0, 1.0)
     drift = np.max(np.abs(np.array(msgs[-1].position) - POSE))
     assert drift > 0.05, 'the arm did not fall: drift %.4f rad' % drift
