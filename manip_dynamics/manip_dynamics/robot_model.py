@@ -94,6 +94,21 @@ class _Arrays(NamedTuple):
     inertia: FloatArray
 
 
+def _wrenches_given(external_wrenches: object) -> bool:
+    """
+    Return whether ``external_wrenches`` holds any wrench; refuse what is not a mapping.
+
+    :raises InputError: Not None and not a mapping of link names to 6-vectors (an array
+        alone names no link).
+    """
+    if external_wrenches is None:
+        return False
+    if not isinstance(external_wrenches, Mapping):
+        raise InputError('external_wrenches must map link names to 6-vectors [fx fy fz tx ty '
+                         "tz], e.g. {'tool': w}; got %s" % _describe(external_wrenches))
+    return len(external_wrenches) > 0
+
+
 def _describe(value: object) -> str:
     """Describe an array argument for an error message: type, dtype, shape."""
     if isinstance(value, np.ndarray):
@@ -233,7 +248,16 @@ class RobotModel:
         for what, override in (('damping', damping), ('friction', friction),
                                ('armature', armature)):
             for name, value in (override or {}).items():
-                values[what][self.joint_index(name)] = float(value)
+                index = self.joint_index(name)
+                try:
+                    number = float(value)
+                except (TypeError, ValueError):
+                    raise InputError('%s of joint %r must be a number, got %r' % (
+                        what, name, value)) from None
+                if not math.isfinite(number) or number < 0.0:
+                    raise InputError('%s of joint %r must be finite and >= 0, got %r' % (
+                        what, name, value))
+                values[what][index] = number
         model = RobotModel(self._tree, gravity=self._gravity, damping=values['damping'],
                            friction=values['friction'], armature=values['armature'],
                            friction_velocity=(self._friction_velocity if friction_velocity
@@ -378,6 +402,9 @@ class RobotModel:
         :raises InputError: Length mismatch, unknown/duplicate/missing joint, NaN/inf.
         """
         names = tuple(names)
+        for name in names:
+            if not isinstance(name, str):
+                raise InputError('joint names of %s must be strings, got %r' % (what, name))
         vals = float_array(values, what).reshape(-1)
         if not names:
             if vals.shape[0] != self._n:
@@ -605,12 +632,9 @@ class RobotModel:
 
     def _body_wrenches(self, external_wrenches: Wrenches, batch: int) -> FloatArray:
         """Convert link wrenches to body-frame wrenches about body origins, (1|N, n, 6)."""
-        if not external_wrenches:
+        if not _wrenches_given(external_wrenches):
             return self._no_wrench
-        try:
-            items = list(external_wrenches.items())
-        except AttributeError:
-            raise InputError('external_wrenches must map link names to 6-vectors') from None
+        items = list(external_wrenches.items())
         out = None
         for link, wrench in items:
             frame = self._link_frame(link)
@@ -676,7 +700,8 @@ class RobotModel:
         try:
             if (q.dtype is _FLOAT64 and qd.dtype is _FLOAT64 and qdd.dtype is _FLOAT64
                     and q.shape == shape and qd.shape == shape and qdd.shape == shape
-                    and not (external_wrenches or include_friction or include_armature)):
+                    and not (include_friction or include_armature
+                             or _wrenches_given(external_wrenches))):
                 res = np.empty(shape) if out is None else self._out(out, shape)
                 if _K.dynamics(_ID, self._ints, self._flat, False, self._base_acc, q, qd, qdd,
                                _NO_FEXT, res):
@@ -692,11 +717,16 @@ class RobotModel:
                          res.reshape(-1), self._n, self._fext_rows(fext))
         if code:
             self._raise_code(code, _STATE_ARGS[3], [q2, qd2, qdd2])
-        if include_friction:
-            res += (_friction(qd2, self._damping, self._coulomb, self._friction_velocity)
-                    .reshape(res.shape))
-        if include_armature:
-            res += (self._armature * qdd2).reshape(res.shape)
+        with np.errstate(over='ignore', invalid='ignore'):  # an overflow is checked below
+            if include_friction:
+                res += (_friction(qd2, self._damping, self._coulomb, self._friction_velocity)
+                        .reshape(res.shape))
+            if include_armature:
+                res += (self._armature * qdd2).reshape(res.shape)
+        if (include_friction or include_armature) and not np.all(np.isfinite(res)):
+            # every input finite (checked above), the sum not: an overflow
+            k = int(np.argmax(~np.all(np.isfinite(res.reshape(-1, self._n)), axis=1)))
+            self._raise_code(1 + 4 * k + 3, _STATE_ARGS[3], [q2, qd2, qdd2])
         return res
 
     def _bias(self, q: ArrayLike, qd: ArrayLike | None, base_acc: FloatArray,
@@ -880,7 +910,7 @@ class RobotModel:
         try:  # the fast path, as in inverse_dynamics
             if (q.dtype is _FLOAT64 and qd.dtype is _FLOAT64 and tau.dtype is _FLOAT64
                     and q.shape == shape and qd.shape == shape and tau.shape == shape
-                    and not (external_wrenches or include_friction)):
+                    and not (include_friction or _wrenches_given(external_wrenches))):
                 res = np.empty(shape) if out is None else self._out(out, shape)
                 code = _K.dynamics(code_m, self._ints, self._flat, bool(include_armature),
                                    self._base_acc, q, qd, tau, _NO_FEXT, res)
@@ -1085,6 +1115,15 @@ class RobotModel:
         :return: A :class:`CartesianDynamics`.
         :raises InputError: Unknown link, frame or direction; bad state.
         """
+        for name, value in (('q', q), ('qd', qd)):
+            shape = np.shape(value)
+            if len(shape) != 1:
+                raise InputError('cartesian_dynamics takes one state: %s must have shape '
+                                 '(%d,), got %s' % (name, self._n, shape))
+        for name, value in (('singular_threshold', singular_threshold), ('damping', damping)):
+            if (isinstance(value, bool) or not isinstance(value, (int, float, np.floating))
+                    or not math.isfinite(value) or value < 0.0):
+                raise InputError('%s must be a finite number >= 0, got %r' % (name, value))
         if directions is None:
             rows = list(range(6))
         else:

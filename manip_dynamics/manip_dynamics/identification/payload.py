@@ -37,6 +37,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from manip_dynamics.errors import InputError
 from manip_dynamics.identification.regressor import body_from_parameters
+from manip_dynamics.inputs import float_array
 
 FloatArray = NDArray[np.float64]
 
@@ -87,6 +88,29 @@ def _link_to_body_map(model, link: str) -> tuple[int, FloatArray]:
     return frame.body, out
 
 
+def _samples(value: ArrayLike, what: str, n: int) -> np.ndarray:
+    """
+    Return samples as a finite real (N, n) array, N >= 1, or raise InputError naming them.
+
+    :param value: One sample (n,) or samples (N, n).
+    :param what: The argument's name for the message.
+    :param n: Joints of the model.
+    """
+    arr = float_array(value, what)
+    if arr.ndim == 1:
+        arr = arr.reshape(1, -1)
+    if arr.ndim != 2 or arr.shape[1] != n:
+        raise InputError('%s must have shape (N, %d), got %s' % (what, n, arr.shape))
+    if arr.shape[0] == 0:
+        raise InputError('%s has no samples (shape %s): give at least one pose'
+                         % (what, arr.shape))
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        k, j = np.argwhere(bad)[0]
+        raise InputError('%s of joint %d in sample %d is %r' % (what, j, k, float(arr[k, j])))
+    return arr
+
+
 def estimate_payload(model, link: str, q: ArrayLike, tau: ArrayLike, *,
                      qd: ArrayLike | None = None, qdd: ArrayLike | None = None,
                      include_friction: bool = False) -> PayloadEstimate:
@@ -105,14 +129,17 @@ def estimate_payload(model, link: str, q: ArrayLike, tau: ArrayLike, *,
     :raises InputError: Too few or too similar poses (mass and centre of mass not
         determined), or a non-positive estimated mass.
     """
-    q = np.atleast_2d(np.asarray(q, dtype=np.float64))
-    tau = np.atleast_2d(np.asarray(tau, dtype=np.float64))
     static = qd is None
-    qd = np.zeros_like(q) if qd is None else np.atleast_2d(np.asarray(qd, dtype=np.float64))
-    qdd = (np.zeros_like(q) if qdd is None
-           else np.atleast_2d(np.asarray(qdd, dtype=np.float64)))
-    if tau.shape != q.shape:
-        raise InputError('tau has shape %s but q has %s' % (tau.shape, q.shape))
+    if static and qdd is not None:
+        raise InputError('qdd is given without qd: give both for moving data, neither for '
+                         'static poses')
+    q = _samples(q, 'q', model.dof)
+    tau = _samples(tau, 'tau', model.dof)
+    qd = np.zeros_like(q) if qd is None else _samples(qd, 'qd', model.dof)
+    qdd = np.zeros_like(q) if qdd is None else _samples(qdd, 'qdd', model.dof)
+    for name, arr in (('tau', tau), ('qd', qd), ('qdd', qdd)):
+        if arr.shape != q.shape:
+            raise InputError('%s has shape %s but q has %s' % (name, arr.shape, q.shape))
     body, link_map = _link_to_body_map(model, link)
     residual = tau - model.inverse_dynamics(q, qd, qdd, include_friction=include_friction)
     y = model.regressor(q, qd, qdd)[..., 10 * body:10 * body + 10] @ link_map  # (N, n, 10)

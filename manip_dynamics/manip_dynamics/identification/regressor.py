@@ -342,7 +342,8 @@ def regressor(model, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, friction: b
     :param friction: Append the friction columns.
     :param armature: Append the armature columns.
     :return: Y, shape (n, p) or (N, n, p).
-    :raises InputError: Wrong shape, NaN or inf.
+    :raises InputError: Wrong shape, NaN or inf, or a floating-point overflow (the message
+        names the largest input).
     """
     (q2, qd2, qdd2), single = model._states(('q', 'qd', 'qdd'), q, qd, qdd)
     n = model.dof
@@ -353,6 +354,10 @@ def regressor(model, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, friction: b
     code = regressor_kernel(model._ints, model._flat, -model.gravity, q2, qd2, qdd2, body)
     if code:
         model._raise_nonfinite(code, ('q', 'qd', 'qdd'), [q2, qd2, qdd2])
+    if not np.isfinite(body).all():
+        # every input finite (checked by the kernel), the products not: an overflow
+        k = int(np.argmax(~np.isfinite(body.reshape(count, -1)).all(axis=1)))
+        model._raise_code(1 + 4 * k + 3, ('q', 'qd', 'qdd'), [q2, qd2, qdd2])
     out[:, :, :BODY_PARAMETERS * n] = body
     col = BODY_PARAMETERS * n
     rows = np.arange(n)

@@ -15,9 +15,9 @@
 """URDF to an immutable rigid-body tree: the only subpackage that imports urdf_parser_py."""
 
 from manip_dynamics.model.rigid_body_tree import BodyInertia, JointInfo, LinkFrame, RigidBodyTree
-from manip_dynamics.model.urdf_loader import load_urdf_file, load_urdf_string
+from manip_dynamics.model.urdf_loader import load_urdf_file, load_urdf_string, precheck_urdf
 
 __all__ = [
     'BodyInertia', 'JointInfo', 'LinkFrame', 'RigidBodyTree', 'load_urdf_file',
-    'load_urdf_string',
+    'load_urdf_string', 'precheck_urdf',
 ]

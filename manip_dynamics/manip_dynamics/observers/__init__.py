@@ -19,13 +19,15 @@ No ROS here: :mod:`manip_dynamics.ros.external_torque_observer` is a thin adapte
 
 * :class:`MomentumObserver`: the generalised-momentum residual r ~ tau_ext.
 * :class:`ContactDetector`: per-joint thresholds with hysteresis on r.
+* :class:`GatedObserver`: the observer behind the plausibility gate, output bounded.
 * :func:`estimate_wrench`: the link wrench that best explains r (damped pseudo-inverse of
   J^T), :func:`wrench_in_axes` to re-express it.
 """
 
 from manip_dynamics.observers.contact import (
     ContactDetector, ContactState, DEFAULT_WRENCH_DAMPING, estimate_wrench, wrench_in_axes)
+from manip_dynamics.observers.gated_observer import GatedObserver
 from manip_dynamics.observers.momentum_observer import MomentumObserver
 
 __all__ = ['ContactDetector', 'ContactState', 'DEFAULT_WRENCH_DAMPING', 'estimate_wrench',
-           'MomentumObserver', 'wrench_in_axes']
+           'GatedObserver', 'MomentumObserver', 'wrench_in_axes']

@@ -174,7 +174,8 @@ class MomentumObserver:
         :return: p [kg m^2/s or kg m/s], shape (n,).
         """
         mass = self._model.mass_matrix(q, include_armature=self._include_armature)
-        return mass @ qd
+        with np.errstate(over='ignore', invalid='ignore'):  # an overflow is checked after
+            return mass @ qd
 
     def beta(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike) -> FloatArray:
         """
@@ -201,8 +202,9 @@ class MomentumObserver:
         :param tau: Torques the joints applied over the interval ending at ``t`` [N m or
             N], shape (n,).
         :return: r [N m or N], shape (n,), model order (a copy).
-        :raises InputError: NaN/inf or wrong shape, or ``t`` not after the previous sample;
-            the observer is then unchanged.
+        :raises InputError: NaN/inf or wrong shape, ``t`` not after the previous sample, or
+            a momentum that overflows: the observer is then unchanged; a residual that
+            overflows: the observer restarts at the next sample.
         """
         try:
             t = float(t)
@@ -217,6 +219,11 @@ class MomentumObserver:
             raise InputError('sample time %.9f s is not after the previous sample (%.9f s)'
                              % (t, self._t))
         p = self.momentum(q, qd)
+        if not np.isfinite(p).all():
+            raise InputError('the momentum M(q) qd is not finite (floating-point overflow): '
+                             'velocity of joint %r is %r, too large for the dynamics' % (
+                                 self._model.joint_names[int(np.argmax(np.abs(qd)))],
+                                 float(np.max(np.abs(qd)))))
         if self._t is None or t - self._t > self._max_step:
             self._p0 = p
             self._z[:] = 0.0
@@ -227,7 +234,13 @@ class MomentumObserver:
         beta = self.beta(q, qd, tau)
         dt = t - self._t
         k = self._k
-        r = k * (p - self._p0 - self._z - dt * beta) / (1.0 + dt * k)
+        with np.errstate(over='ignore', invalid='ignore'):  # checked on the next line
+            r = k * (p - self._p0 - self._z - dt * beta) / (1.0 + dt * k)
+        if not (np.isfinite(r).all() and np.isfinite(beta).all()):
+            # an overflow in the sums: the history is lost, start again at the next sample
+            self.reset()
+            raise InputError('the residual is not finite (floating-point overflow) at t = '
+                             '%.9f s: the observer restarts at the next sample' % t)
         self._z += dt * (beta + r)
         self._r = r
         self._t = t

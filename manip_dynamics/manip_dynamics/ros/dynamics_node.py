@@ -33,7 +33,6 @@ from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Point
 import numpy as np
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
-from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from visualization_msgs.msg import Marker, MarkerArray
@@ -45,7 +44,8 @@ from manip_dynamics.ros.conversions import (
     flatten_row_major, from_model_order, joint_state_arrays, joint_state_message,
     matrix_from_model_order, response_joint_names, to_model_order, trajectory_to_arrays,
     trajectory_with_efforts, wrenches_to_dict)
-from manip_dynamics.ros.node_runtime import KindThrottle, run_node
+from manip_dynamics.ros.glitch_parameters import declare_gate_parameters
+from manip_dynamics.ros.node_runtime import GuardedNode, KindThrottle, run_node
 from manip_dynamics.ros.payload_estimation import handle_estimate_payload, JointStateWindow
 from manip_dynamics.ros.payloads import apply_payload_request, Payloads, reapply_payloads
 from manip_dynamics.ros.robot_description import (
@@ -79,7 +79,7 @@ class _NoModel(Exception):
     """Raised inside a service before any robot model exists."""
 
 
-class DynamicsNode(Node):
+class DynamicsNode(GuardedNode):
     """Serve the dynamics of the robot description and publish its joint torques."""
 
     def __init__(self, **kwargs: Any) -> None:
@@ -104,7 +104,7 @@ class DynamicsNode(Node):
             self, 'publish_markers', True, 'Publish ~/torque_markers for RViz')
         self.marker_rate = param_float(
             self, 'marker_rate', 10.0, 'Largest ~/torque_markers rate [Hz]', low=0.0,
-            low_open=True)
+            high=1000.0, low_open=True)
         self.marker_scale = param_float(
             self, 'marker_scale', 0.01,
             'Arrow length per unit gravity torque [m / (N m)] of ~/torque_markers', low=0.0,
@@ -118,6 +118,8 @@ class DynamicsNode(Node):
             'cartesian_dynamics: damping of the inverse near a singularity', low=0.0)
         if not self.joint_states_topic:
             raise StartupError('parameter joint_states_topic must not be empty')
+        self.gate_parameters = declare_gate_parameters(self)
+        self._gate = None  # (model, JointStateGate): the gate of the current model
 
         # Payloads set through ~/set_payload: re-applied when a new description arrives.
         self._payloads: Payloads = {}
@@ -167,10 +169,23 @@ class DynamicsNode(Node):
         if model is None:
             self._throttle.warning(NO_MODEL_MESSAGE, kind='no model')
             return
+        if self._gate is None or self._gate[0] is not model:
+            self._gate = (model, self.gate_parameters.gate(model))
+        gate = self._gate[1]
         try:
             q, qd = joint_state_arrays(model, msg)
-            self._window.add_message(model, msg, q, qd)
+            verdict = gate.check(time.monotonic(), q, qd)
+            if not verdict.ok:
+                self._throttle.warning('implausible joint_states on %s (%d velocity, %d '
+                                       'position glitches so far): %s' % (
+                                           self.joint_states_topic, gate.rejected['velocity'],
+                                           gate.rejected['position'], verdict.message),
+                                       kind='glitch ' + verdict.kind)
+                return
             gravity = model.gravity_torques(q)
+            coriolis = (model.coriolis_torques(q, qd)
+                        if qd is not None and self.gravity_pub is not None else None)
+            self._window.add_message(model, msg, q, qd)
         except ValueError as error:
             self._throttle.warning('ignoring joint_states on %s: %s' % (
                 self.joint_states_topic, error))
@@ -179,9 +194,9 @@ class DynamicsNode(Node):
         if self.gravity_pub is not None:
             # gravity first: it is what controllers wait for
             self.gravity_pub.publish(joint_state_message(names, gravity, msg.header.stamp))
-            if qd is not None:
+            if coriolis is not None:
                 self.coriolis_pub.publish(joint_state_message(
-                    names, model.coriolis_torques(q, qd), msg.header.stamp))
+                    names, coriolis, msg.header.stamp))
         if self.marker_pub is not None:
             now = time.monotonic()
             if now - self._last_marker_time >= 1.0 / self.marker_rate:

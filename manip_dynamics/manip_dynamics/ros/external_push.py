@@ -66,6 +66,14 @@ class Push(NamedTuple):
     end: int | None
 
 
+#: Largest push accepted: |force| [N], |torque| [N m], duration [s], queued timed pushes.
+#: A 1e300 N push broke the integration; these bounds are far beyond any arm's use.
+MAX_FORCE = 1.0e5
+MAX_TORQUE = 1.0e4
+MAX_DURATION = 3600.0
+MAX_TIMED_PUSHES = 100
+
+
 class ExternalPushes:
     """The push interfaces of simulator_node and the wrenches they put on the simulator."""
 
@@ -111,7 +119,17 @@ class ExternalPushes:
                              % (frame, list(model.link_names)))
         if not np.all(np.isfinite(wrench)):
             raise ValueError('the wrench has NaN or inf: %s' % wrench.tolist())
+        force, torque = float(np.linalg.norm(wrench[:3])), float(np.linalg.norm(wrench[3:]))
+        if force > MAX_FORCE or torque > MAX_TORQUE:
+            raise ValueError('the wrench (|f| = %.6g N, |t| = %.6g N m) is beyond what the '
+                             'simulation integrates: at most %g N and %g N m'
+                             % (force, torque, MAX_FORCE, MAX_TORQUE))
         return frame
+
+    def clear(self) -> None:
+        """Forget every push, timed and continuous (a reset to a clean state)."""
+        self._timed.clear()
+        self._continuous.clear()
 
     def _sync(self, model: RobotModel | None, steps: int) -> None:
         """Forget pushes of an old model, and timed pushes after a reset (steps went back)."""
@@ -135,8 +153,12 @@ class ExternalPushes:
             wrench = wrench_to_array(request.wrench)
             frame = self._check(model, request.link, request.frame, wrench)
             duration = float(request.duration)
-            if not (math.isfinite(duration) and duration > 0.0):
-                raise ValueError('duration must be > 0 s, got %r' % duration)
+            if not (math.isfinite(duration) and 0.0 < duration <= MAX_DURATION):
+                raise ValueError('duration must be in (0, %g] s, got %r' % (
+                    MAX_DURATION, duration))
+            if len(self._timed) >= MAX_TIMED_PUSHES:
+                raise ValueError('%d timed pushes are already queued: wait for them to end '
+                                 'or call ~/reset' % len(self._timed))
             count = int(round(duration * self._rate))
             if count < 1:
                 raise ValueError('duration %g s is shorter than one step (%g s)'

@@ -47,7 +47,6 @@ from geometry_msgs.msg import WrenchStamped
 import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.exceptions import ParameterUninitializedException
-from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.subscription import Subscription
@@ -57,11 +56,12 @@ from std_srvs.srv import Trigger
 
 from manip_dynamics.errors import InputError
 from manip_dynamics.observers import (
-    ContactDetector, estimate_wrench, MomentumObserver, wrench_in_axes)
+    ContactDetector, estimate_wrench, GatedObserver, MomentumObserver, wrench_in_axes)
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.conversions import (
     array_to_wrench, command_to_model_order, joint_state_arrays, joint_state_message)
-from manip_dynamics.ros.node_runtime import KindThrottle, run_node
+from manip_dynamics.ros.glitch_parameters import declare_gate_parameters
+from manip_dynamics.ros.node_runtime import GuardedNode, KindThrottle, run_node
 from manip_dynamics.ros.payloads import apply_payload_request, Payloads, reapply_payloads
 from manip_dynamics.ros.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
@@ -111,6 +111,7 @@ class _Plan(NamedTuple):
 
     model: RobotModel
     observer: MomentumObserver
+    gated: GatedObserver
     detector: ContactDetector
     wrench_link: str
     wrench_frame: str
@@ -127,7 +128,7 @@ def _per_joint(values: list[float], default: float, model: RobotModel, what: str
     return np.array(values, dtype=np.float64)
 
 
-class ExternalTorqueObserverNode(Node):
+class ExternalTorqueObserverNode(GuardedNode):
     """Estimate external torques, contact and contact wrench from joint states."""
 
     def __init__(self, **kwargs: Any) -> None:
@@ -154,15 +155,15 @@ class ExternalTorqueObserverNode(Node):
         self.command_timeout = param_float(
             self, 'command_timeout', 0.1,
             'A command older than this [s, wall clock] is not used (effort_source commands)',
-            low=0.0, low_open=True)
+            low=0.0, high=10.0, low_open=True)
         self.gain = param_float(
             self, 'gain', 50.0, 'Observer gain K [1/s] of every joint (time constant 1/K)',
-            low=0.0, low_open=True)
+            low=0.0, high=10000.0, low_open=True)
         self.gains = self._float_list('gains', 'Per-joint gains [1/s], model order; empty = '
                                       'gain for every joint')
         self.threshold = param_float(
             self, 'threshold', 1.0, 'Contact threshold on |r_i| [N m or N] of every joint',
-            low=0.0, low_open=True)
+            low=0.0, high=1000000.0, low_open=True)
         self.thresholds = self._float_list(
             'thresholds', 'Per-joint contact thresholds [N m or N], model order; empty = '
             'threshold for every joint')
@@ -177,7 +178,7 @@ class ExternalTorqueObserverNode(Node):
         self.max_step = param_float(
             self, 'max_step', 0.1,
             'Largest joint_states spacing [s]; a longer gap restarts the observer', low=0.0,
-            low_open=True)
+            high=10.0, low_open=True)
         self.wrench_link = param_string(
             self, 'wrench_link', '',
             'Link whose origin the wrench estimate acts at; empty = tip_link, else the last '
@@ -193,6 +194,7 @@ class ExternalTorqueObserverNode(Node):
         self.wrench_damping = param_float(
             self, 'wrench_damping', 0.01,
             'Damping lambda of the pseudo-inverse (J J^T + lambda^2 I)^-1 J [m]', low=0.0)
+        self.gate_parameters = declare_gate_parameters(self, self.max_step)
         if self.effort_source not in EFFORT_SOURCES:
             raise StartupError('parameter effort_source must be one of %s, got %r' % (
                 list(EFFORT_SOURCES), self.effort_source))
@@ -273,7 +275,9 @@ class ExternalTorqueObserverNode(Node):
         observer = MomentumObserver(model, gains, include_friction=self.include_friction,
                                     max_step=self.max_step)
         detector = ContactDetector(thresholds, self.hysteresis)
-        self._plan = _Plan(model, observer, detector, link, frame, frame == model.root_link)
+        gated = GatedObserver(observer, self.gate_parameters.gate(model), model.effort_limits)
+        self._plan = _Plan(model, observer, gated, detector, link, frame,
+                           frame == model.root_link)
         self.get_logger().info('observer for %r: gains %s 1/s, thresholds %s; wrench at %r in '
                                'the axes of %r' % (model.name, gains.tolist(),
                                                    thresholds.tolist(), link, frame))
@@ -402,7 +406,16 @@ class ExternalTorqueObserverNode(Node):
             observer.reset()
             plan.detector.reset()
         try:
-            r = observer.update(t, q, qd, tau)
+            r = plan.gated.update(t, time.monotonic(), q, qd, tau)
+            if r is None:
+                # a glitch: the observer restarts at the next good sample, nothing published
+                plan.detector.reset()
+                self._reject('glitch ' + plan.gated.rejection_kind,
+                             '%s; observer restarted' % plan.gated.rejection)
+                return
+            if plan.gated.saturated:
+                self._throttle.warning('external torque estimate beyond the effort limits: '
+                                       'published clipped to them', kind='saturated')
             state = plan.detector.update(r)
             # the wrench only when someone listens: it is half of the work per message
             wrench = None

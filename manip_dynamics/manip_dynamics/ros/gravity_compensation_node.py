@@ -21,15 +21,22 @@ and ForwardCommandController), one value per ``command_joints`` entry in that or
 
     tau = clamp(min(1, t / ramp_time) * (g(q) [+ friction(qd)]), +-effort_limit * effort_scale)
 
-Safety rules, for a physical arm (docs/ROS_API.md):
+The law and its safety rules live in :class:`manip_dynamics.control.GravityCompensator`
+(docs/ROS_API.md); this node is its ROS adapter:
 
-* the ramp starts at the first good joint_states message, and again whenever joint_states
-  resume after a timeout;
+* every joint_states sample passes the plausibility gate first: a glitch (a velocity above
+  ``glitch_velocity_factor`` x the URDF limit, a position more than
+  ``glitch_position_margin`` outside the limits) is logged (throttled per kind, counted),
+  answered with the last good command for at most ``glitch_hold_time``, then with ONE zero
+  command, as on stale input;
+* the friction feed-forward never exceeds the friction at the URDF velocity limit;
+* the ramp starts at the first good joint_states message, and again after every stop;
 * a watchdog checks the receive time of the last good joint_states (wall clock); when it is
   older than ``timeout`` the node publishes ONE zero command (the effort controllers have no
   command timeout and would otherwise hold the last efforts), logs an error, and publishes
   nothing until joint_states come back;
-* nothing non-finite is ever published: a NaN/inf result is logged and dropped;
+* nothing non-finite is ever published, and a model without effort limits is refused
+  unless ``effort_limits`` gives them;
 * on shutdown (SIGINT, SIGTERM, external shutdown) the node publishes one zero command
   before it leaves the ROS graph.
 """
@@ -42,21 +49,24 @@ from typing import Any, NamedTuple
 import numpy as np
 import rclpy
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
+from manip_dynamics.control.gravity_compensation import (
+    EFFORT_SCALE_RANGE, GravityCompensator, RAMP_TIME_RANGE, TIMEOUT_RANGE,
+    watchdog_rate_range)
 from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.conversions import float64_multi_array, joint_state_arrays
-from manip_dynamics.ros.node_runtime import KindThrottle, run_node
+from manip_dynamics.ros.glitch_parameters import declare_gate_parameters, GateParameters
+from manip_dynamics.ros.node_runtime import GuardedNode, KindThrottle, run_node
 from manip_dynamics.ros.payloads import (
     apply_payload_request, declare_payload_parameters, Payloads)
 from manip_dynamics.ros.robot_description import (
-    declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float,
-    param_string, param_strings, report_startup_error, RobotDescriptionSource, STARTUP_ERRORS,
-    StartupError)
+    declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float_list,
+    param_range, param_string, param_strings, report_startup_error, RobotDescriptionSource,
+    STARTUP_ERRORS, StartupError)
 from manip_dynamics_interfaces.srv import SetPayload
 
 #: Default node name (also the executable's name).
@@ -77,10 +87,10 @@ class _Plan(NamedTuple):
 
     model: RobotModel
     index: list[int]
-    limits: np.ndarray
+    compensator: GravityCompensator
 
 
-class GravityCompensationNode(Node):
+class GravityCompensationNode(GuardedNode):
     """Publish clamped, ramped gravity-compensation efforts for an effort controller."""
 
     def __init__(self, **kwargs: Any) -> None:
@@ -99,21 +109,25 @@ class GravityCompensationNode(Node):
         self.command_joints = param_strings(
             self, 'command_joints',
             "The controller's joints in its order; empty = every model joint, model order")
-        self.effort_scale = param_float(
-            self, 'effort_scale', 1.0, 'Clamp every effort to effort_scale * URDF limit',
-            low=0.0, high=1.0, low_open=True)
-        self.ramp_time = param_float(
-            self, 'ramp_time', 2.0, 'Seconds to ramp the efforts in from zero', low=0.0)
-        self.timeout = param_float(
+        self.effort_scale = param_range(
+            self, 'effort_scale', 1.0, 'Clamp every effort to effort_scale * effort limit',
+            EFFORT_SCALE_RANGE)
+        self.effort_limits = param_float_list(
+            self, 'effort_limits', 'Effort limits per command joint [N m or N], command '
+            'order; empty = the URDF limits (required when the URDF has none)')
+        self.ramp_time = param_range(
+            self, 'ramp_time', 2.0, 'Seconds to ramp the efforts in from zero', RAMP_TIME_RANGE)
+        self.timeout = param_range(
             self, 'timeout', 0.1, 'Stop commanding when joint_states are older [s]',
-            low=0.0, low_open=True)
-        self.watchdog_rate = param_float(
-            self, 'watchdog_rate', 50.0, 'Rate of the joint_states age check [Hz]', low=0.0,
-            low_open=True)
+            TIMEOUT_RANGE)
+        self.watchdog_rate = param_range(
+            self, 'watchdog_rate', 50.0, 'Rate of the joint_states age check [Hz]; at least '
+            '2 / timeout', watchdog_rate_range(self.timeout))
+        self.gate_parameters: GateParameters = declare_gate_parameters(self, self.timeout)
         self.include_friction = param_bool(
             self, 'include_friction', False,
             'Add the URDF friction feed-forward b qd + f_c tanh(qd / v_s) from joint_states '
-            'velocities')
+            'velocities (clipped to the URDF velocity limits)')
         self.joint_states_topic = param_string(
             self, 'joint_states_topic', '/joint_states', 'sensor_msgs/JointState input topic')
         self._payloads: Payloads = declare_payload_parameters(self)
@@ -128,9 +142,6 @@ class GravityCompensationNode(Node):
         self._lock = threading.Lock()
         self._throttle = KindThrottle(self.get_logger(), LOG_PERIOD)
         self._plan: _Plan | None = None
-        self._active = False
-        self._last_rx: float | None = None
-        self._ramp_start = 0.0
         self._stale_since: float | None = None
         self.commands_topic = '/%s/commands' % self.controller_name.strip('/')
         self.commands_pub = self.create_publisher(Float64MultiArray, self.commands_topic,
@@ -142,38 +153,47 @@ class GravityCompensationNode(Node):
         self.joint_states_sub = self.create_subscription(
             JointState, self.joint_states_topic, self.joint_states_callback,
             JOINT_STATES_QOS, callback_group=self._control_group)
-        self.watchdog = self.create_timer(1.0 / self.watchdog_rate, self.watchdog_callback,
+        self.watchdog = self.create_timer(1.0 / self.watchdog_rate,
+                                          self.watchdog_callback,
                                           callback_group=self._control_group)
         self.payload_srv = self.create_service(
             SetPayload, '~/set_payload', self.set_payload_callback,
             callback_group=MutuallyExclusiveCallbackGroup())
         self.get_logger().info(
             'gravity compensation -> %s: effort_scale %g, ramp_time %g s, timeout %g s, '
-            'friction feed-forward %s' % (self.commands_topic, self.effort_scale,
-                                          self.ramp_time, self.timeout,
-                                          'on' if self.include_friction else 'off'))
+            'friction feed-forward %s; glitch gate: velocity > %g x limit, position > %g '
+            'outside the limits, hold %g s' % (
+                self.commands_topic, self.effort_scale, self.ramp_time, self.timeout,
+                'on' if self.include_friction else 'off',
+                self.gate_parameters.velocity_factor, self.gate_parameters.position_margin,
+                self.gate_parameters.hold_time))
 
     # ------------------------------------------------------------------ model
     def _prepare(self, model: RobotModel) -> None:
         """
         Vet a new model: command joints, payloads, limits; install the plan for it.
 
-        :raises InputError: The model lacks a command joint or cannot carry a payload (the
+        :raises InputError: The model lacks a command joint, cannot carry a payload, or has
+            no effort limit for a command joint and ``effort_limits`` does not give it (the
             model is then rejected and the previous one kept).
         """
         names = self.command_joints or list(model.joint_names)
         index = [model.joint_index(name) for name in names]
         for link, (mass, com, inertia) in self._payloads.items():
             model.set_payload(link, mass, com, inertia)
-        limits = model.effort_limits[index] * self.effort_scale
-        unlimited = [name for name, limit in zip(names, limits) if not np.isfinite(limit)]
-        if unlimited:
-            self.get_logger().warning('joints %s have no URDF effort limit: their commands '
-                                      'are not clamped' % unlimited)
+        compensator = GravityCompensator(
+            model, index, effort_limits=self.effort_limits or None,
+            effort_scale=self.effort_scale, ramp_time=self.ramp_time, timeout=self.timeout,
+            include_friction=self.include_friction,
+            gate=self.gate_parameters.gate(model))
         with self._lock:
-            self._plan = _Plan(model, index, limits)
+            old = self._plan
+            if old is not None and old.compensator.active:
+                # the new model takes over where the old one was: ramp in again from zero
+                self._stale_since = time.monotonic()
+            self._plan = _Plan(model, index, compensator)
         self.get_logger().info('commanding joints %s, effort limits %s' % (
-            names, np.round(limits, 6).tolist()))
+            names, np.round(compensator.limits, 6).tolist()))
 
     # ------------------------------------------------------------------ control
     def joint_states_callback(self, msg: JointState) -> None:
@@ -185,61 +205,51 @@ class GravityCompensationNode(Node):
             return
         try:
             q, qd = joint_state_arrays(plan.model, msg)
-            tau = plan.model.gravity_torques(q)
-            if self.include_friction:
-                if qd is None:
-                    raise InputError('include_friction is set but joint_states has no '
-                                     'velocities')
-                tau = tau + plan.model.friction_torques(qd)
+            with self._lock:
+                step = plan.compensator.update(now, q, qd)
         except ValueError as error:
             self._throttle.warning('ignoring joint_states on %s: %s' % (
                 self.joint_states_topic, error))
             return
-        with self._lock:
-            if not self._active:
-                self._active = True
-                self._ramp_start = now
-                if self._stale_since is not None:
-                    self.get_logger().info('joint_states are back: ramping in again over '
-                                           '%g s' % self.ramp_time)
-                else:
-                    self.get_logger().info('first joint_states: ramping in over %g s'
-                                           % self.ramp_time)
-                self._stale_since = None
-            self._last_rx = now
-            ramp = 1.0 if self.ramp_time <= 0.0 else min(1.0, (now - self._ramp_start)
-                                                         / self.ramp_time)
-        command = np.clip(ramp * tau[plan.index], -plan.limits, plan.limits)
-        if not np.all(np.isfinite(command)):
-            self._throttle.error('non-finite efforts %s: nothing published' % command,
-                                 kind='non-finite')
-            return
-        self.commands_pub.publish(float64_multi_array(command))
+        self._report(plan, step)
+        if step.command is not None:
+            self.commands_pub.publish(float64_multi_array(step.command))
+
+    def _report(self, plan: _Plan, step: Any) -> None:
+        """Log what the compensator decided: start, resume, glitch (throttled), stop."""
+        if step.event == 'started':
+            self.get_logger().info('first joint_states: ramping in over %g s' % self.ramp_time)
+        elif step.event == 'resumed':
+            self.get_logger().info('joint_states are back: ramping in again over %g s'
+                                   % self.ramp_time)
+            self._stale_since = None
+        elif step.event == 'glitch':
+            counts = plan.compensator.gate.rejected
+            self._throttle.warning('implausible joint_states on %s (%d velocity, %d position '
+                                   'glitches so far): %s' % (
+                                       self.joint_states_topic, counts['velocity'],
+                                       counts['position'], step.message),
+                                   kind='glitch ' + step.kind)
+        elif step.event in ('stopped_glitch', 'stopped_stale'):
+            self._stale_since = time.monotonic()
+            self.get_logger().error('%s: stopped gravity compensation, sent one zero command'
+                                    % step.message)
 
     def watchdog_callback(self) -> None:
         """Stop commanding, with one zero command, when joint_states are too old."""
         now = time.monotonic()
+        plan = self._plan
+        if plan is None:
+            return
         with self._lock:
-            if self._active and self._last_rx is not None:
-                age = now - self._last_rx
-                if age > self.timeout:
-                    self._active = False
-                    self._stale_since = now
-                    stopped = True
-                else:
-                    stopped = False
-            else:
-                stopped = False
-        if stopped:
-            self.publish_zero()
-            self.get_logger().error(
-                'joint_states on %s are %.3f s old (timeout %g s): stopped gravity '
-                'compensation, sent one zero command' % (self.joint_states_topic, age,
-                                                         self.timeout))
-        elif self._stale_since is not None:
+            step = plan.compensator.watchdog(now)
+        if step.command is not None:
+            self.commands_pub.publish(float64_multi_array(step.command))
+            self._report(plan, step)
+        elif self._stale_since is not None and not plan.compensator.active:
             self._throttle.error(
-                'no joint_states on %s for %.1f s: not commanding' % (
-                    self.joint_states_topic, now - self._last_rx), kind='stale')
+                'no good joint_states on %s for %.1f s: not commanding' % (
+                    self.joint_states_topic, now - self._stale_since), kind='stale')
 
     def publish_zero(self) -> bool:
         """
@@ -250,7 +260,7 @@ class GravityCompensationNode(Node):
         plan = self._plan
         if plan is None or not rclpy.ok(context=self.context):
             return False
-        self.commands_pub.publish(float64_multi_array(np.zeros(len(plan.index))))
+        self.commands_pub.publish(float64_multi_array(plan.compensator.zero()))
         return True
 
     # ------------------------------------------------------------------ services

@@ -27,10 +27,17 @@ What every node of the package does around its Node subclass: start, spin, stop,
   malformed message does not hide the next, different one. It keeps its own clock: rclpy's
   ``throttle_duration_sec`` throttles per call site, and Kilted's rclpy raises when one call
   site is used with two throttle durations.
+* :class:`GuardedNode` is the base class of every node of the package: each subscription,
+  timer, service and guard-condition callback it creates (also those that helpers such as
+  the robot_description source create on it) goes through :func:`guarded`, so that no
+  exception ever leaves a callback into rclpy's executor (which would end the node): it is
+  logged with its traceback (throttled per callback) and, for a service, answered with
+  ``success: false`` and the message.
 """
 
 from collections import OrderedDict
 from collections.abc import Callable
+import functools
 import os
 import re
 import signal
@@ -120,6 +127,163 @@ class KindThrottle:
     def error(self, message: str, kind: str | None = None) -> bool:
         """Log an error, throttled per kind like :meth:`log`."""
         return self.log('error', message, kind)
+
+
+def _log_callback_error(node: Any, callback: Callable) -> str:
+    """Log the exception being handled for ``callback`` (throttled); return its text."""
+    error = sys.exc_info()[1]
+    text = 'internal error: %s: %s' % (type(error).__name__, error)
+    throttle = getattr(node, '_md_callback_throttle', None)
+    if throttle is None:
+        throttle = KindThrottle(node.get_logger(), 2.0)
+        node._md_callback_throttle = throttle
+    name = getattr(callback, '__name__', type(callback).__name__)
+    throttle.error('unexpected error in %s, the node keeps running: %s\n%s' % (
+        name, text, traceback.format_exc()), kind='callback ' + name)
+    return text
+
+
+def guarded(node: Any, callback: Callable) -> Callable:
+    """
+    Return ``callback`` wrapped so that no exception leaves it (subscriptions, timers).
+
+    The wrapper keeps the callback's signature (rclpy reads it to decide whether to pass
+    message or timer info) and calls ``wrapper.__wrapped__`` at call time.
+
+    :param node: The node whose logger reports the error.
+    :param callback: The callback.
+    :return: The wrapper; it returns None after an error.
+    """
+    if getattr(callback, '_md_guarded', False):
+        return callback
+
+    @functools.wraps(callback)
+    def wrapper(*args: Any) -> Any:
+        try:
+            return wrapper.__wrapped__(*args)
+        except Exception:  # noqa: B902 - a callback must never end the node
+            _log_callback_error(node, wrapper.__wrapped__)
+            return None
+    wrapper._md_guarded = True
+    return wrapper
+
+
+def guarded_service(node: Any, callback: Callable, srv_type: Any) -> Callable:
+    """
+    Return a service callback wrapped so that an exception becomes a failed response.
+
+    :param node: The node whose logger reports the error.
+    :param callback: ``callback(request, response) -> response``.
+    :param srv_type: The service type (its Response is filled on an error: ``success``
+        false and ``message`` the error, where the response has those fields).
+    :return: The wrapper.
+    """
+    if getattr(callback, '_md_guarded', False):
+        return callback
+
+    @functools.wraps(callback)
+    def wrapper(request: Any, response: Any) -> Any:
+        try:
+            return wrapper.__wrapped__(request, response)
+        except Exception:  # noqa: B902 - a request must never end the node
+            text = _log_callback_error(node, wrapper.__wrapped__)
+            failed = srv_type.Response()
+            if hasattr(failed, 'success'):
+                failed.success = False
+            if hasattr(failed, 'message'):
+                failed.message = text
+            return failed
+    wrapper._md_guarded = True
+    return wrapper
+
+
+def _guarded_node_class() -> type:
+    """Return :class:`GuardedNode` (built on first use: rclpy is imported only then)."""
+    from rclpy.node import Node
+
+    class GuardedNode(Node):
+        """
+        An rclpy Node whose every callback goes through :func:`guarded`.
+
+        It also declares ``allow_duplicate_name`` (read-only, default false): whether
+        :func:`run_node` may run it beside another node of the same name.
+        """
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            """Create the node (arguments as :class:`rclpy.node.Node`)."""
+            super().__init__(*args, **kwargs)
+            from rcl_interfaces.msg import ParameterDescriptor
+            value = self.declare_parameter(
+                'allow_duplicate_name', False, ParameterDescriptor(
+                    description='Run even when a node of the same name is already on the '
+                    "graph (two nodes of one name answer each other's requests)",
+                    read_only=True)).value
+            self.allow_duplicate_name = value is True
+
+        def create_subscription(self, msg_type: Any, topic: str, callback: Callable,
+                                *args: Any, **kwargs: Any) -> Any:
+            """Create a subscription whose callback cannot raise into the executor."""
+            return super().create_subscription(msg_type, topic, guarded(self, callback),
+                                               *args, **kwargs)
+
+        def create_timer(self, timer_period_sec: float, callback: Callable,
+                         *args: Any, **kwargs: Any) -> Any:
+            """Create a timer whose callback cannot raise into the executor."""
+            return super().create_timer(timer_period_sec, guarded(self, callback),
+                                        *args, **kwargs)
+
+        def create_service(self, srv_type: Any, srv_name: str, callback: Callable,
+                           *args: Any, **kwargs: Any) -> Any:
+            """Create a service whose callback answers ``success: false`` on an error."""
+            return super().create_service(srv_type, srv_name,
+                                          guarded_service(self, callback, srv_type),
+                                          *args, **kwargs)
+
+        def create_guard_condition(self, callback: Callable, *args: Any,
+                                   **kwargs: Any) -> Any:
+            """Create a guard condition whose callback cannot raise into the executor."""
+            return super().create_guard_condition(guarded(self, callback), *args, **kwargs)
+    return GuardedNode
+
+
+def __getattr__(name: str) -> Any:
+    """Return :class:`GuardedNode` lazily (this module is imported before rclpy is needed)."""
+    if name == 'GuardedNode':
+        cls = _guarded_node_class()
+        globals()['GuardedNode'] = cls
+        return cls
+    raise AttributeError('module %r has no attribute %r' % (__name__, name))
+
+
+#: For how long after its start a node looks for an older node of the same name [s], and
+#: how often. Node names travel on their own discovery topic: 1.8 s on this machine's
+#: loopback, so the window is 5 s; after it, a duplicate that appears is only warned about
+#: (every DUPLICATE_WARN_PERIOD s): the newcomer refuses, the node already running goes on.
+DUPLICATE_CHECK_SECONDS = 5.0
+DUPLICATE_CHECK_PERIOD = 0.2
+DUPLICATE_WARN_PERIOD = 10.0
+
+
+def duplicate_name_message(node: Any) -> str | None:
+    """
+    Return why ``node`` must not run when another node of its name is on the graph.
+
+    :param node: The node (an rclpy Node).
+    :return: The message, or None when its name is unique (or duplicates are allowed).
+    """
+    if getattr(node, 'allow_duplicate_name', False):
+        return None
+    name, namespace = node.get_name(), node.get_namespace()
+    count = sum(1 for n, ns in node.get_node_names_and_namespaces()
+                if n == name and ns == namespace)
+    if count < 2:
+        return None
+    full = (namespace.rstrip('/') + '/' + name) if namespace != '/' else '/' + name
+    return ('a node named %s is already running on this ROS domain (its process is not '
+            'known to rclpy; `ros2 node list` shows it): two nodes of one name answer each '
+            "other's requests, so this one does not run. Stop the other one, start this one "
+            'under another name (--ros-args -r __node:=NAME), or set the parameter '
+            'allow_duplicate_name:=true' % full)
 
 
 def _fallback_kernel_steps() -> list[tuple[str, Callable[[], object]]]:
@@ -269,8 +433,25 @@ def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = Non
         executor = SingleThreadedExecutor()
         executor.add_node(node)
         spinning.set()
+        started = time.monotonic()
+        next_check = started
         while not stop.is_set() and rclpy.ok():
-            executor.spin_once(timeout_sec=0.1)
+            now = time.monotonic()
+            if now >= next_check:
+                young = now - started <= DUPLICATE_CHECK_SECONDS
+                next_check = now + (DUPLICATE_CHECK_PERIOD if young else DUPLICATE_WARN_PERIOD)
+                refusal = duplicate_name_message(node)
+                if refusal is not None and young:
+                    node.get_logger().error('cannot start: %s' % refusal)
+                    code = 1
+                    before_destroy = None  # the other node is in charge: no last command
+                    break
+                if refusal is not None:
+                    node.get_logger().warning('another node of this name appeared after this '
+                                              'one started (it should refuse to run): %s'
+                                              % refusal.split(':')[0])
+            executor.spin_once(timeout_sec=0.1 if now - started > DUPLICATE_CHECK_SECONDS
+                               else DUPLICATE_CHECK_PERIOD / 2)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except Exception:  # noqa: B902 - say what stopped the node, then clean up

@@ -38,13 +38,27 @@ from manip_dynamics.robot_model import RobotModel
 STATIC_VELOCITY = 0.01
 
 
+#: Most samples a window keeps, whatever the stamps say (60 s at 1 kHz, about 30 MB for a
+#: 7-joint arm): a driver that does not stamp would otherwise grow the window for ever.
+MAX_SAMPLES = 60000
+
+
 class JointStateWindow:
     """The last ``max_seconds`` of joint_states: time [s], q, qd, effort (model order)."""
 
-    def __init__(self, max_seconds: float = 60.0) -> None:
-        """Keep at most ``max_seconds`` of samples (older ones are dropped)."""
+    def __init__(self, max_seconds: float = 60.0, max_samples: int = MAX_SAMPLES) -> None:
+        """
+        Keep at most ``max_seconds`` of samples and at most ``max_samples`` of them.
+
+        :param max_seconds: Oldest sample kept, by stamp, before the newest [s].
+        :param max_samples: Most samples kept (the oldest go first), whatever the stamps.
+        """
         self.max_seconds = float(max_seconds)
-        self._items: deque = deque()
+        self._items: deque = deque(maxlen=int(max_samples))
+
+    def __len__(self) -> int:
+        """Return the number of samples kept."""
+        return len(self._items)
 
     def add(self, t: float, q: np.ndarray, qd: np.ndarray | None,
             effort: np.ndarray | None) -> None:

@@ -39,7 +39,10 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 
 from manip_dynamics.errors import ManipDynamicsError
+from manip_dynamics.model.urdf_loader import (
+    DEFAULT_MAX_BYTES, DEFAULT_MAX_LINKS, precheck_urdf)
 from manip_dynamics.robot_model import RobotModel
+from manip_dynamics.safety.ranges import check_range, Range
 
 #: Topic robot_state_publisher publishes the URDF on.
 ROBOT_DESCRIPTION_TOPIC = '/robot_description'
@@ -114,8 +117,14 @@ class RobotDescriptionSource:
     """
     Hold a node's current :class:`RobotModel` built from a parameter or a topic.
 
-    The model reference is swapped atomically, so callbacks on other threads read either
-    the old or the new model; read :attr:`model` once per callback and use that object.
+    A description from the topic is first checked where it costs little (size, XML parse,
+    link count: :func:`manip_dynamics.model.precheck_urdf`, bounds in the parameters
+    ``robot_description_max_bytes`` and ``robot_description_max_links``), then built and
+    warmed up on a worker thread, off the control loop: until the new model is ready the
+    node keeps working with the old one. The finished model is vetted (``on_model``) and
+    installed on the executor's thread (a guard condition), so node state is only ever
+    changed there. The model reference is swapped atomically; read :attr:`model` once per
+    callback and use that object.
     """
 
     def __init__(self, node: Node, urdf: str, build: ModelBuilder,
@@ -141,16 +150,30 @@ class RobotDescriptionSource:
         self._lock = threading.Lock()
         self._model: RobotModel | None = None
         self._urdf: str | None = None
+        self.max_bytes = int(param_float(
+            node, 'robot_description_max_bytes', DEFAULT_MAX_BYTES,
+            'Largest robot description accepted [bytes]', low=1000.0, high=1e9))
+        self.max_links = int(param_float(
+            node, 'robot_description_max_links', DEFAULT_MAX_LINKS,
+            'Largest number of links accepted in a robot description', low=1.0, high=1e6))
+        # worker state: the description being built, the next one waiting, the result
+        self._building = False
+        self._waiting: str | None = None
+        self._result: tuple[str, RobotModel | None, Exception | None] | None = None
         self.subscription = None
+        self._ready = None
         self.from_parameter = bool(urdf.strip())
         if self.from_parameter:
-            self._accept(urdf)
+            precheck_urdf(urdf, max_bytes=self.max_bytes, max_links=self.max_links)
+            self._install(urdf, self._build_and_warm(urdf))
             node.get_logger().info('robot model %r from the robot_description parameter: %d '
                                    'joints %s' % (self._model.name, self._model.dof,
                                                   list(self._model.joint_names)))
             for warning in self._model.warnings:
                 node.get_logger().warning('URDF: %s' % warning)
         else:
+            self._ready = node.create_guard_condition(self._finish_build,
+                                                      callback_group=callback_group)
             self.subscription = node.create_subscription(
                 String, ROBOT_DESCRIPTION_TOPIC, self.description_callback,
                 ROBOT_DESCRIPTION_QOS, callback_group=callback_group)
@@ -162,34 +185,88 @@ class RobotDescriptionSource:
         """Return the current model, or None before the first good description."""
         return self._model
 
-    def _accept(self, urdf: str) -> RobotModel:
-        """Build, vet and install a model; raise ValueError and keep the old one on failure."""
+    @property
+    def building(self) -> bool:
+        """Return whether a description is being built on the worker thread."""
+        return self._building
+
+    def _build_and_warm(self, urdf: str) -> RobotModel:
+        """Build a model and compile its kernels (the expensive part; any thread)."""
+        model = self._build(urdf)
+        warm_up(model)
+        return model
+
+    def _install(self, urdf: str, model: RobotModel) -> None:
+        """Vet and install a built model; raise ValueError and keep the old one on failure."""
         with self._lock:
-            model = self._build(urdf)
-            warm_up(model)
             if self._on_model is not None:
                 self._on_model(model)
             self._model = model
             self._urdf = urdf
-            return model
+
+    def _reject(self, error: Exception) -> None:
+        kept = ('keeping the previous model %r' % self._model.name
+                if self._model is not None else 'still no robot model')
+        self._node.get_logger().error('rejected the robot description from %s (%s): %s' % (
+            ROBOT_DESCRIPTION_TOPIC, kept, error))
 
     def description_callback(self, msg: String) -> None:
-        """Rebuild the model from a /robot_description message; keep the old one on error."""
-        logger = self._node.get_logger()
+        """Check a /robot_description message cheaply, then build it off the control loop."""
         if msg.data == self._urdf:
             return
         try:
-            model = self._accept(msg.data)
+            links = precheck_urdf(msg.data, max_bytes=self.max_bytes, max_links=self.max_links)
         except Exception as error:  # noqa: B902 - a bad URDF must never kill the node
-            kept = ('keeping the previous model %r' % self._model.name
-                    if self._model is not None else 'still no robot model')
-            logger.error('rejected the robot description from %s (%s): %s' % (
-                ROBOT_DESCRIPTION_TOPIC, kept, error))
+            self._reject(error)
             return
-        logger.info('robot model %r from %s: %d joints %s' % (
-            model.name, ROBOT_DESCRIPTION_TOPIC, model.dof, list(model.joint_names)))
-        for warning in model.warnings:
-            logger.warning('URDF: %s' % warning)
+        with self._lock:
+            if self._building:
+                self._waiting = msg.data  # built when the current one is done
+                return
+            self._building = True
+        self._node.get_logger().info('building the robot model from %s (%d links) while the '
+                                     '%s keeps working' % (
+                                         ROBOT_DESCRIPTION_TOPIC, links,
+                                         'previous model' if self._model is not None
+                                         else 'node'))
+        self._start_worker(msg.data)
+
+    def _start_worker(self, urdf: str) -> None:
+        def work() -> None:
+            try:
+                result = (urdf, self._build_and_warm(urdf), None)
+            except Exception as error:  # noqa: B902 - reported on the executor's thread
+                result = (urdf, None, error)
+            with self._lock:
+                self._result = result
+            self._ready.trigger()
+        threading.Thread(target=work, name='robot_description_build', daemon=True).start()
+
+    def _finish_build(self) -> None:
+        """Install (or reject) the model the worker built; start the next waiting one."""
+        with self._lock:
+            result, self._result = self._result, None
+        if result is None:
+            return
+        urdf, model, error = result
+        if error is None:
+            try:
+                self._install(urdf, model)
+            except Exception as install_error:  # noqa: B902 - never kill the node
+                error = install_error
+        if error is not None:
+            self._reject(error)
+        else:
+            logger = self._node.get_logger()
+            logger.info('robot model %r from %s: %d joints %s' % (
+                model.name, ROBOT_DESCRIPTION_TOPIC, model.dof, list(model.joint_names)))
+            for warning in model.warnings:
+                logger.warning('URDF: %s' % warning)
+        with self._lock:
+            waiting, self._waiting = self._waiting, None
+            self._building = waiting is not None and waiting != self._urdf
+        if self._building:
+            self._start_worker(waiting)
 
 
 # ---------------------------------------------------------------------- parameters
@@ -242,7 +319,10 @@ def param_float(node: Node, name: str, default: float, description: str, *,
     :param low_open: Exclude ``low`` itself.
     :raises StartupError: Not a finite number, or out of range.
     """
-    value = node.declare_parameter(name, float(default), _describe(description, True)).value
+    shown = Range(low, high, low_open).text() if math.isfinite(low) or math.isfinite(high) \
+        else 'any finite number'
+    value = node.declare_parameter(name, float(default), _describe(
+        '%s; valid %s' % (description, shown), True)).value
     if not _is_number(value) or not math.isfinite(value):
         raise StartupError('parameter %s must be a finite number, got %r' % (name, value))
     value = float(value)
@@ -250,6 +330,42 @@ def param_float(node: Node, name: str, default: float, description: str, *,
         raise StartupError('parameter %s must be in %s%g, %g], got %g' % (
             name, '(' if low_open else '[', low, high, value))
     return value
+
+
+def param_range(node: Node, name: str, default: float, description: str,
+                valid: Range) -> float:
+    """
+    Declare a read-only number parameter with a documented valid range and return it.
+
+    The range is part of the description ``ros2 param describe`` shows; the value is
+    checked now, and a later set is refused (read-only), so it is never out of range.
+
+    :param valid: The valid interval (:class:`manip_dynamics.safety.Range`).
+    :raises StartupError: Not a finite number, or outside ``valid``.
+    """
+    value = node.declare_parameter(
+        name, float(default), _describe('%s; valid %s' % (description, valid.text()),
+                                        True)).value
+    try:
+        return check_range('parameter ' + name, value, valid)
+    except ValueError as error:
+        raise StartupError(str(error)) from None
+
+
+def param_float_list(node: Node, name: str, description: str) -> list[float]:
+    """
+    Declare a read-only optional array-of-numbers parameter; return it (empty when unset).
+
+    :raises StartupError: A value that is not a finite number.
+    """
+    node.declare_parameter(name, Parameter.Type.DOUBLE_ARRAY, _describe(description))
+    try:
+        values = list(node.get_parameter(name).value)
+    except ParameterUninitializedException:
+        return []
+    if not all(_is_number(v) and math.isfinite(v) for v in values):
+        raise StartupError('parameter %s must be finite numbers, got %s' % (name, values))
+    return [float(v) for v in values]
 
 
 def param_floats(node: Node, name: str, default: list[float], description: str,

@@ -53,7 +53,6 @@ from numpy.typing import NDArray
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.clock import Clock as RosClock, ClockType
 from rclpy.exceptions import ParameterUninitializedException
-from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
@@ -62,7 +61,7 @@ from std_srvs.srv import SetBool, Trigger
 
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.external_push import ExternalPushes
-from manip_dynamics.ros.node_runtime import KindThrottle, run_node
+from manip_dynamics.ros.node_runtime import GuardedNode, KindThrottle, run_node
 from manip_dynamics.ros.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
     param_strings, report_startup_error, RobotDescriptionSource, STARTUP_ERRORS,
@@ -137,7 +136,7 @@ def time_msg(seconds: float) -> Time:
     return Time(sec=sec, nanosec=nanosec)
 
 
-class SimulatorNode(Node):
+class SimulatorNode(GuardedNode):
     """Integrate the arm's dynamics and publish its joint state (see the module docstring)."""
 
     def __init__(self, **kwargs: Any) -> None:
@@ -162,6 +161,8 @@ class SimulatorNode(Node):
         self._command_step = np.zeros(0)
         self._q0 = np.zeros(0)
         self._paused = bool(p['start_paused'])
+        # paused by an integration failure (not by ~/pause): ~/reset resumes
+        self._failed = False
         self._steps = 0
         self._until_publish = self._steps_per_publish
         self._anchor_wall = time.monotonic()
@@ -213,16 +214,17 @@ class SimulatorNode(Node):
         """
         p: dict[str, Any] = {
             'rate': param_float(self, 'rate', 1000.0,
-                                'Integration rate [Hz] (simulated time)', low=0.0,
-                                low_open=True),
+                                'Integration rate [Hz] (simulated time)', low=10.0,
+                                high=100000.0),
             'publish_rate': param_float(self, 'publish_rate', 250.0,
                                         '/joint_states rate [Hz] (simulated time)', low=0.0,
-                                        low_open=True),
+                                        high=10000.0, low_open=True),
             'integrator': param_string(self, 'integrator', 'semi_implicit_euler',
                                        'semi_implicit_euler or rk4'),
             'real_time_factor': param_float(
                 self, 'real_time_factor', 1.0,
-                'Simulated time / wall time; 0 = as fast as possible', low=0.0),
+                'Simulated time / wall time; 0 = as fast as possible', low=0.0,
+                high=100.0),
             'publish_clock': param_bool(
                 self, 'publish_clock', False,
                 'Publish /clock; /joint_states stamps then carry simulated time'),
@@ -240,7 +242,7 @@ class SimulatorNode(Node):
             'command_timeout': param_float(
                 self, 'command_timeout', 0.1,
                 'A joint whose last command is older than this [s, wall clock] gets 0 effort',
-                low=0.0, low_open=True),
+                low=0.0, high=10.0, low_open=True),
             'include_friction': param_bool(self, 'include_friction', True,
                                            'Apply the URDF <dynamics> damping and friction'),
             'limits': param_string(self, 'limits', 'spring',
@@ -418,10 +420,17 @@ class SimulatorNode(Node):
             return response
         try:
             self._sim.reset()
-        except Exception as err:
+            self._sim.set_external_wrenches(None)
+        except Exception as err:  # noqa: B902 - answered, never raised into rclpy
             response.success = False
             response.message = 'reset failed: %s' % err
             return response
+        # A clean state: no push goes on acting; after a failure the simulation runs again.
+        self._pushes.clear()
+        recovered = self._failed
+        if recovered:
+            self._failed = False
+            self._paused = False
         # Commands are kept (they still time out): a running controller keeps driving.
         self._command_step -= self._steps
         self._steps = 0
@@ -431,9 +440,10 @@ class SimulatorNode(Node):
         if not self._paused:
             self._publish()
         response.success = True
-        response.message = 'reset to %s%s' % (np.round(self._q0, 4).tolist(),
-                                              ', brakes on until the next command'
-                                              if self._braked else '')
+        response.message = 'reset to %s%s%s' % (
+            np.round(self._q0, 4).tolist(),
+            ', brakes on until the next command' if self._braked else '',
+            '; recovered from the integration failure: running again' if recovered else '')
         if self._braked:
             self.get_logger().info('reset: brakes on until the next command')
         return response
@@ -444,6 +454,8 @@ class SimulatorNode(Node):
         if not request.data and self._paused:
             self._restart_clock()
         self._paused = bool(request.data)
+        if not self._paused:
+            self._failed = False
         t = self._sim.t if self._sim is not None else 0.0
         response.success = True
         response.message = '%s at t = %.4f s' % ('paused' if self._paused else 'running', t)
@@ -517,8 +529,9 @@ class SimulatorNode(Node):
                     self._publish()
                 if owed < 0 and time.monotonic() - start > FAST_TICK_BUDGET:
                     break
-        except Exception as err:
+        except Exception as err:  # noqa: B902 - pause, report, and let ~/reset recover
             self._paused = True
+            self._failed = True
             self.get_logger().error('simulation paused after an integration error at t = '
                                     '%.4f s: %s (call ~/reset)' % (self._steps / rate, err))
 

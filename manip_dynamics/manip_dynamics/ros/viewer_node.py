@@ -47,12 +47,11 @@ from typing import Any
 
 from geometry_msgs.msg import WrenchStamped
 import numpy as np
-from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 
 from manip_dynamics.robot_model import RobotModel
-from manip_dynamics.ros.node_runtime import run_node
+from manip_dynamics.ros.node_runtime import GuardedNode, run_node
 from manip_dynamics.ros.payloads import (
     apply_payload_request, declare_payload_parameters, Payloads, reapply_payloads)
 from manip_dynamics.ros.robot_description import (
@@ -71,7 +70,7 @@ TOPIC_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
 LOG_PERIOD = 2.0
 
 
-class ViewerNode(Node):
+class ViewerNode(GuardedNode):
     """Serve the browser view and feed it from the ROS graph."""
 
     def __init__(self, **kwargs: Any) -> None:
@@ -87,9 +86,10 @@ class ViewerNode(Node):
         port = int(param_float(self, 'port', 8080.0, 'TCP port of the page on 127.0.0.1 (the '
                                'next free one when taken; 0: any)', low=0.0, high=65535.0))
         self.rate = param_float(self, 'rate', 30.0, 'Largest redraw rate [Hz]', low=0.0,
-                                low_open=True)
+                                high=1000.0, low_open=True)
         self.stale_after = param_float(self, 'stale_after', 1.0, 'Hide observer markers '
-                                       'older than this [s, wall time]', low=0.0, low_open=True)
+                                       'older than this [s, wall time]', low=0.0, high=3600.0,
+                                       low_open=True)
         self.search_paths = tuple(param_strings(
             self, 'mesh_search_paths', 'Folders for package:// and relative mesh files, '
             'searched after the ament index'))

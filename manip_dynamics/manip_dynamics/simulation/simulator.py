@@ -34,6 +34,7 @@ from numpy.typing import ArrayLike, NDArray
 from manip_dynamics.errors import InputError
 from manip_dynamics.inputs import float_array
 from manip_dynamics.model.rigid_body_tree import massless_joints_reason
+from manip_dynamics.safety.ranges import check_range, Range
 from manip_dynamics.simulation import integrators as _k
 from manip_dynamics.simulation.joint_limits import (
     contact_omega, limit_gains, LIMIT_MODES, MODE_CODES)
@@ -65,6 +66,16 @@ def _positive(value: float, what: str) -> float:
     if not (math.isfinite(out) and out > 0.0):
         raise InputError('%s must be finite and > 0, got %r' % (what, value))
     return out
+
+
+#: Valid fixed steps [s]: a longer step than 0.1 s integrates no arm's dynamics usefully
+#: (a 1e6 s step was accepted and returned nonsense).
+DT_RANGE = Range(0.0, 0.1, low_open=True)
+
+
+def _step(value: float) -> float:
+    """Return a checked fixed step [s] (:data:`DT_RANGE`)."""
+    return check_range('dt', value, DT_RANGE, 's')
 
 
 def _count(value: int, what: str) -> int:
@@ -116,7 +127,7 @@ class Simulator:
         :param model: The :class:`~manip_dynamics.RobotModel` to simulate.
         :param q0: Initial joint positions [rad or m], shape (n,).
         :param qd0: Initial joint velocities [rad/s or m/s], shape (n,); default zeros.
-        :param dt: Fixed step [s].
+        :param dt: Fixed step [s], in (0, 0.1].
         :param integrator: 'semi_implicit_euler' or 'rk4' ('adaptive' is only available
             through :func:`simulate`).
         :param include_friction: Apply the model's viscous + Coulomb joint friction.
@@ -132,7 +143,7 @@ class Simulator:
         self._model = model
         n = model.dof
         self._n = n
-        self._dt = _positive(dt, 'dt')
+        self._dt = _step(dt)
         if integrator == 'adaptive':
             raise InputError("integrator 'adaptive' has no fixed step: use simulate(..., "
                              "integrator='adaptive'), or 'semi_implicit_euler' or 'rk4' here")
@@ -407,7 +418,7 @@ def simulate(model, q0: ArrayLike, qd0: ArrayLike | None = None, *, duration: fl
     :param q0: Initial joint positions, shape (n,).
     :param qd0: Initial joint velocities, shape (n,); default zeros.
     :param duration: Simulated time [s], > 0.
-    :param dt: Fixed step, and the record grid spacing unit for 'adaptive' [s].
+    :param dt: Fixed step, and the record grid spacing unit for 'adaptive' [s], in (0, 0.1].
     :param integrator: 'semi_implicit_euler', 'rk4' or 'adaptive'.
     :param controller: ``controller(t, q, qd) -> tau`` (n,) [N m]; None applies zero torque.
     :param include_friction: Apply joint friction.
@@ -426,7 +437,7 @@ def simulate(model, q0: ArrayLike, qd0: ArrayLike | None = None, *, duration: fl
         diverged integration.
     """
     duration = _positive(duration, 'duration')
-    dt = _positive(dt, 'dt')
+    dt = _step(dt)
     record_every = _count(record_every, 'record_every')
     _check_choice(integrator, INTEGRATORS, 'integrator')
     n_steps = int(round(duration / dt))

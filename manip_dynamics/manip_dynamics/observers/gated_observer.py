@@ -1,0 +1,80 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The momentum observer behind the plausibility gate: what a node runs on live joint states.
+
+A glitched sample (:class:`~manip_dynamics.safety.JointStateGate`) is not fed to the
+observer: the observer restarts instead (its integral would carry the glitch for ever,
+or, with a momentum that overflows, blind it until a manual reset), and the caller
+publishes nothing for that sample. Every residual it returns is finite and within the
+joints' effort limits (a larger one is clipped and flagged :attr:`GatedObserver.saturated`).
+"""
+
+import numpy as np
+from numpy.typing import NDArray
+
+from manip_dynamics.observers.momentum_observer import MomentumObserver
+from manip_dynamics.safety.plausibility import JointStateGate
+
+FloatArray = NDArray[np.float64]
+
+
+class GatedObserver:
+    """A :class:`MomentumObserver` fed only plausible samples, its output bounded."""
+
+    def __init__(self, observer: MomentumObserver, gate: JointStateGate,
+                 effort_limits: FloatArray) -> None:
+        """
+        Wrap an observer.
+
+        :param observer: The observer (restarted on every rejected sample).
+        :param gate: The plausibility gate for its samples.
+        :param effort_limits: Bound of ``|r_i|`` [N m or N], shape (n,); inf or 0 = none.
+        """
+        self.observer = observer
+        self.gate = gate
+        limits = np.asarray(effort_limits, dtype=np.float64)
+        self._bound = np.where(np.isfinite(limits) & (limits > 0.0), limits, np.inf)
+        self.rejection = ''
+        self.rejection_kind = ''
+        self.saturated = False
+
+    def update(self, t: float, now: float, q: FloatArray, qd: FloatArray,
+               tau: FloatArray) -> FloatArray | None:
+        """
+        Gate one sample, then run the observer on it.
+
+        :param t: Sample time [s] (the joint_states stamp).
+        :param now: Receive time [s] for the gate's hold time.
+        :param q: Joint positions, model order, shape (n,), finite.
+        :param qd: Joint velocities, shape (n,), finite.
+        :param tau: Applied torques, shape (n,), finite.
+        :return: r [N m or N], finite and within the bounds, or None for a rejected sample
+            (:attr:`rejection` says why; the observer restarts at the next good sample).
+        :raises InputError: What :meth:`MomentumObserver.update` raises (a time that does
+            not advance: the observer unchanged; an overflow: the observer restarted).
+        """
+        verdict = self.gate.check(now, q, qd)
+        if not verdict.ok:
+            self.rejection = verdict.message
+            self.rejection_kind = verdict.kind
+            self.observer.reset()
+            return None
+        self.rejection = self.rejection_kind = ''
+        r = self.observer.update(t, q, qd, tau)
+        self.saturated = bool(np.any(np.abs(r) > self._bound))
+        if self.saturated:
+            r = np.clip(r, -self._bound, self._bound)
+        return r

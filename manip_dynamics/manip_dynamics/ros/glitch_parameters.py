@@ -1,0 +1,66 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The parameters of the plausibility gate, shared by every node that reads joint states.
+
+``glitch_velocity_factor``, ``glitch_position_margin`` and ``glitch_hold_time`` (ranges in
+docs/ROS_API.md and :mod:`manip_dynamics.safety.plausibility`); the hold time never exceeds
+the node's own timeout.
+"""
+
+from typing import NamedTuple
+
+from rclpy.node import Node
+
+from manip_dynamics.robot_model import RobotModel
+from manip_dynamics.ros.robot_description import param_range
+from manip_dynamics.safety.plausibility import (
+    DEFAULT_HOLD_TIME, DEFAULT_POSITION_MARGIN, DEFAULT_VELOCITY_FACTOR, HOLD_TIME_RANGE,
+    JointStateGate, POSITION_MARGIN_RANGE, VELOCITY_FACTOR_RANGE)
+from manip_dynamics.safety.ranges import Range
+
+
+class GateParameters(NamedTuple):
+    """The gate's settings as the node's parameters give them."""
+
+    velocity_factor: float
+    position_margin: float
+    hold_time: float
+
+    def gate(self, model: RobotModel) -> JointStateGate:
+        """Return a new gate for ``model`` with these settings."""
+        return JointStateGate(model, velocity_factor=self.velocity_factor,
+                              position_margin=self.position_margin, hold_time=self.hold_time)
+
+
+def declare_gate_parameters(node: Node, timeout: float | None = None) -> GateParameters:
+    """
+    Declare the gate's three parameters on ``node`` and return their values.
+
+    :param node: The node.
+    :param timeout: The node's stale-input timeout [s]: the hold time may not exceed it.
+    :raises StartupError: A value out of its range.
+    """
+    hold_high = HOLD_TIME_RANGE.high if timeout is None else min(HOLD_TIME_RANGE.high, timeout)
+    return GateParameters(
+        param_range(node, 'glitch_velocity_factor', DEFAULT_VELOCITY_FACTOR,
+                    'Reject joint_states whose velocity exceeds this x the URDF velocity '
+                    'limit', VELOCITY_FACTOR_RANGE),
+        param_range(node, 'glitch_position_margin', DEFAULT_POSITION_MARGIN,
+                    'Reject joint_states whose position is farther than this outside the '
+                    'URDF limits [rad or m]', POSITION_MARGIN_RANGE),
+        param_range(node, 'glitch_hold_time', min(DEFAULT_HOLD_TIME, hold_high),
+                    'Keep the last good joint state this long over rejected ones, then stop '
+                    '[s]', Range(HOLD_TIME_RANGE.low, hold_high)))
