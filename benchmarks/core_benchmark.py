@@ -50,7 +50,7 @@ sys.path.insert(1, os.path.join(REPO, 'manip_dynamics', 'test'))
 
 import urdf_factory  # noqa: E402
 
-from manip_dynamics import robot_model  # noqa: E402
+from manip_dynamics import robot_model_calls  # noqa: E402
 from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.batching import worker_count  # noqa: E402
 from manip_dynamics.bundled import urdf_path  # noqa: E402
@@ -161,13 +161,13 @@ def robot_section(label: str, xml: str, number: int, repeat: int) -> list[str]:
                         label, n, worker_count(), fmt_time(t_batch), fmt_time(t_loop), ratio,
                         TARGET_BATCH, 'met' if ratio <= TARGET_BATCH else 'MISSED'))
         # the same batch on the calling thread only (no split over the cores)
-        saved = robot_model.PARALLEL_MIN_STATES
-        robot_model.PARALLEL_MIN_STATES = batch + 1
+        saved = robot_model_calls.PARALLEL_MIN_STATES
+        robot_model_calls.PARALLEL_MIN_STATES = batch + 1
         try:
             t_one = per_call(lambda: ours.inverse_dynamics(qs, qds, qdds), 1,
                              max(3, repeat // 4))
         finally:
-            robot_model.PARALLEL_MIN_STATES = saved
+            robot_model_calls.PARALLEL_MIN_STATES = saved
         rows.append('| %s (%d DoF) | `inverse_dynamics`, batch of 10,000 (1 thread) | %s | '
                     'Python loop of `pin.rnea` | %s | %.2f | <= %gx: %s |' % (
                         label, n, fmt_time(t_one), fmt_time(t_loop), t_one / t_loop,

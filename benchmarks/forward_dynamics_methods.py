@@ -17,7 +17,7 @@ Measure the two forward-dynamics kernels side by side: ABA against CRBA + Choles
 
 Run: ``python benchmarks/forward_dynamics_methods.py`` (after ``source scripts/env.sh``).
 Prints a Markdown table of the median time per state for serial chains of 2 to 120 joints
-and for bundled robots; it sets ``ABA_MIN_DOF`` (robot_model.py), the number of joints from
+and for bundled robots; it sets ``ABA_MIN_DOF`` (robot_model_calls.py), the number of joints from
 which the facade's ``method='auto'`` uses ABA.  ``--output FILE``
 replaces the block between the ``fd-methods`` markers of FILE (appended when missing).
 """

@@ -57,7 +57,7 @@ import urdf_factory  # noqa: E402
 from core_benchmark import fmt_time, machine_lines  # noqa: E402, I100
 from doc_blocks import marked_block, replace_marked_block  # noqa: E402
 
-from manip_dynamics import batching, robot_model, RobotModel  # noqa: E402, I100
+from manip_dynamics import batching, robot_model_calls, RobotModel  # noqa: E402, I100
 from manip_dynamics.algorithms import kernels  # noqa: E402
 from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.simulation import Simulator  # noqa: E402
@@ -230,7 +230,7 @@ def breakdown_lines(number: int, repeat: int) -> list[str]:
     n = ours.dof
     (q, qd, qdd, tau), (pq, pv, pa, pt) = p.state(5)
     K = kernels.KERNELS
-    ints, flat, acc, nofe = ours._ints, ours._flat, ours._base_acc, robot_model._NO_FEXT
+    ints, flat, acc, nofe = ours._ints, ours._flat, ours._base_acc, robot_model_calls._NO_FEXT
     e, e2 = np.empty(0), np.empty((0, n))
     res, res_m, res_j = np.empty(n), np.empty((n, n)), np.empty((6, n))
     body, tbl = ours._body_of('tool0')
@@ -340,7 +340,7 @@ def fixed_cost_line(ours: RobotModel, number: int, repeat: int) -> str:
               for f in (returns, unpacks, allocates)]
     held = njit(**{k: v for k, v in options.items() if k != 'nogil'})(
         kernels.dynamics.py_func).compile(kernels.DYNAMICS_SIG)
-    e, nofe, code = np.empty(0), robot_model._NO_FEXT, ours._fd_method
+    e, nofe, code = np.empty(0), robot_model_calls._NO_FEXT, ours._fd_method
     empty = (code, ours._ints, ours._flat, False, ours._base_acc, e, e, e, nofe, e)
     times = [cpu_pair(lambda f=f: f(*empty), None, number, repeat)[0]
              for f in probes + [kernels.KERNELS.dynamics]]
@@ -415,10 +415,10 @@ def thread_lines() -> list[str]:
     qs = np.random.default_rng(2).uniform(-1.0, 1.0, (count, ours.dof))
     ours.inverse_dynamics(qs[:4096], qs[:4096], qs[:4096])
     results = {}
-    saved = robot_model.PARALLEL_MIN_STATES
+    saved = robot_model_calls.PARALLEL_MIN_STATES
     try:
         for label, threshold in (('1 thread', count + 1), ('2 threads', saved)):
-            robot_model.PARALLEL_MIN_STATES = threshold
+            robot_model_calls.PARALLEL_MIN_STATES = threshold
             best = None
             for _ in range(5):
                 wall, cpu = time.perf_counter(), time.process_time()
@@ -428,7 +428,7 @@ def thread_lines() -> list[str]:
                     best = (wall, cpu)
             results[label] = best
     finally:
-        robot_model.PARALLEL_MIN_STATES = saved
+        robot_model_calls.PARALLEL_MIN_STATES = saved
     lines = ['| threads | wall | CPU (all threads) | CPU / wall |', '| --- | ---: | ---: | ---: |']
     for label, (wall, cpu) in results.items():
         lines.append('| %s | %s | %s | %.2f |' % (label, fmt_time(wall), fmt_time(cpu),

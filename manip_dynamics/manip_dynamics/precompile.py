@@ -25,8 +25,10 @@ time (``make build`` runs it after colcon) or with a one-time command::
 
 It drives the public API (:class:`~manip_dynamics.RobotModel`, :class:`Simulator`,
 :func:`simulate`) on a small arm (:data:`ARM_URDF`) through every call path the library,
-the CLI and the nodes use, so it follows the kernels wherever they change; the argument
-types, not the robot, select the compiled signature, so one arm serves every robot.
+the CLI and the nodes use. The call paths are declared where the kernels are: every
+module with kernels has a ``PRECOMPILE_STEPS`` list (``(label, step(model))``), collected
+here, so a new kernel needs no edit in this module. The argument types, not the robot,
+select the compiled signature, so one arm serves every robot.
 
 Where the cache lives is numba's rule: ``$NUMBA_CACHE_DIR`` when set; else ``__pycache__``
 next to the kernel sources when that directory is writable (with colcon's
@@ -100,15 +102,15 @@ def format_progress(done: int, total: int, label: str = '') -> str:
 
 
 # ---------------------------------------------------------------------- kernels and cache
-def kernel_sources() -> list[tuple[str, str]]:
+def _library_sources(pattern: re.Pattern) -> list[tuple[str, str]]:
     """
-    Return ``(module name, file path)`` of every module of the core library that imports numba.
+    Return ``(module name, file path)`` of the core library's modules whose text matches.
 
-    Found by reading the sources (``import numba`` / ``from numba``), nothing imported;
-    ``ros`` and ``symbolic`` are left out.  Sorted by module name.
+    Reads the sources, imports nothing; ``ros`` and ``symbolic`` are left out. Sorted by
+    module name.
     """
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    root = os.path.join(root, 'manip_dynamics')
+    root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        'manip_dynamics')
     found = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS
@@ -118,17 +120,27 @@ def kernel_sources() -> list[tuple[str, str]]:
                 continue
             path = os.path.join(dirpath, filename)
             rel = os.path.relpath(path, root)[:-3].replace(os.sep, '.')
-            name = 'manip_dynamics' + ('' if rel == '__init__' else '.' + rel)
+            name = 'manip_dynamics' if rel == '__init__' else 'manip_dynamics.' + rel
             name = name[:-len('.__init__')] if name.endswith('.__init__') else name
             if name == _SELF:
                 continue
             try:
                 with open(path, encoding='utf-8') as f:
-                    if _USES_NUMBA.search(f.read()):
+                    if pattern.search(f.read()):
                         found.append((name, path))
             except (OSError, UnicodeDecodeError):
                 continue
     return sorted(found)
+
+
+def kernel_sources() -> list[tuple[str, str]]:
+    """
+    Return ``(module name, file path)`` of every module of the core library that imports numba.
+
+    Found by reading the sources (``import numba`` / ``from numba``), nothing imported;
+    ``ros`` and ``symbolic`` are left out.  Sorted by module name.
+    """
+    return _library_sources(_USES_NUMBA)
 
 
 def kernel_modules(*, only_imported: bool = False) -> list:
@@ -343,133 +355,59 @@ def is_warm() -> bool:
 
 
 # ---------------------------------------------------------------------- the call paths
-def _steps() -> list[tuple[str, Callable[[object], object]]]:
-    """Return the labelled steps; each calls the API on a model through some kernels."""
-    import numpy as np
+#: The last step's label: every bound entry point, and kernels the API does not call.
+LAST_STEP = 'entry points and other kernels'
 
-    from manip_dynamics.batching import PARALLEL_MIN_STATES
-    from manip_dynamics.simulation.simulator import Simulator, simulate
 
-    def state(model, k: int = 0):
-        n = model.dof
-        q = np.linspace(0.1, 0.4, n) + 0.01 * k
-        return q, np.full(n, 0.2), np.full(n, 0.3)
+def _bind_entry_points(model) -> None:
+    """Bind every entry point of every kernel module (algorithms._jit.EntryPoints)."""
+    for mod in kernel_modules():
+        for value in list(vars(mod).values()):
+            if type(value).__name__ == 'EntryPoints' and hasattr(value, 'bind_all'):
+                value.bind_all()
 
-    def batch(model, count: int = 3):
-        q, qd, qdd = state(model)
-        return (np.tile(q, (count, 1)), np.tile(qd, (count, 1)), np.tile(qdd, (count, 1)))
 
-    def tip(model) -> str:
-        return model.tip_link or model.link_names[-1]
+_DECLARES_STEPS = re.compile(r'^PRECOMPILE_STEPS = ', re.MULTILINE)
 
-    def inverse(model) -> None:
-        q, qd, qdd = state(model)
-        model.inverse_dynamics(q, qd, qdd)
-        model.inverse_dynamics(q, qd, qdd, external_wrenches={tip(model): np.ones(6)},
-                               include_friction=True, include_armature=True)
-        qs, qds, qdds = batch(model)
-        model.inverse_dynamics(qs, qds, qdds)
-        model.inverse_dynamics(qs, qds, qdds, external_wrenches={tip(model): np.ones((3, 6))})
-        big = batch(model, PARALLEL_MIN_STATES)
-        model.inverse_dynamics(*big)
 
-    def bias(model) -> None:
-        q, qd, _ = state(model)
-        qs, qds, _ = batch(model)
-        for f in (model.gravity_torques, model.friction_torques):
-            f(q)
-            f(qs)
-        for f in (model.coriolis_torques, model.nonlinear_effects):
-            f(q, qd)
-            f(qs, qds)
+def _step_modules() -> list:
+    """
+    Return the core library's modules that declare ``PRECOMPILE_STEPS``, imported, by name.
 
-    def mass(model) -> None:
-        q, _, _ = state(model)
-        model.mass_matrix(q)
-        model.mass_matrix(q, include_armature=True)
-        model.mass_matrix(batch(model)[0])
-
-    def coriolis(model) -> None:
-        q, qd, _ = state(model)
-        model.coriolis_matrix(q, qd)
-        model.coriolis_matrix(*batch(model)[:2])
-
-    def forward(model) -> None:
-        q, qd, tau = state(model)
-        model.forward_dynamics(q, qd, tau)
-        model.forward_dynamics(q, qd, tau, include_armature=True)
-        model.forward_dynamics(q, qd, tau, external_wrenches={tip(model): np.ones(6)},
-                               include_friction=True)
-        model.forward_dynamics(*batch(model))
-
-    def energy(model) -> None:
-        q, qd, _ = state(model)
-        model.kinetic_energy(q, qd)
-        model.potential_energy(q)
-        qs, qds, _ = batch(model)
-        model.kinetic_energy(qs, qds)
-        model.potential_energy(qs)
-
-    def kinematics(model) -> None:
-        q, qd, _ = state(model)
-        link = tip(model)
-        model.link_transform(q, link)
-        for frame in ('world', 'link'):
-            model.jacobian(q, link, frame=frame)
-            model.jacobian_dot_qd(q, qd, link, frame=frame)
-            model.cartesian_dynamics(q, qd, link, frame=frame)
-
-    def simulator(model) -> None:
-        q, qd, _ = state(model)
-        zero = np.zeros(model.dof)
-        for integrator in ('semi_implicit_euler', 'rk4'):
-            for limits in ('spring', 'hard', 'none'):
-                sim = Simulator(model, q, qd, dt=1e-3, integrator=integrator, limits=limits)
-                sim.step(zero)
-                sim.step(model.gravity_torques(sim.q), steps=2)
-                sim.total_energy()
-
-    def simulation(model) -> None:
-        q, _, _ = state(model)
-        simulate(model, q, duration=0.002, dt=1e-3)
-        simulate(model, q, duration=0.002, dt=1e-3, integrator='rk4',
-                 controller=lambda t, qq, qqd: model.gravity_torques(qq))
-        simulate(model, q, duration=0.002, dt=1e-3, integrator='adaptive')
-
-    def identification(model) -> None:
-        # Optional parts of the library: skipped when absent.
+    A module that fails to import is skipped and listed in :data:`IMPORT_ERRORS`.
+    """
+    mods = []
+    for name, _ in _library_sources(_DECLARES_STEPS):
         try:
-            from manip_dynamics.identification.regressor import regressor
-        except ImportError:
-            return
-        q, qd, qdd = state(model)
-        regressor(model, q, qd, qdd, friction=True, armature=True)
+            mods.append(importlib.import_module(name))
+        except Exception as exc:  # noqa: B902 - another module's bug must not stop us
+            IMPORT_ERRORS[name] = '%s: %s' % (type(exc).__name__, exc)
+    return mods
 
-    def internal(model) -> None:
-        # Entry points bound to fixed signatures (algorithms._jit.EntryPoints), all of them.
-        for mod in kernel_modules():
-            for value in list(vars(mod).values()):
-                if type(value).__name__ == 'EntryPoints' and hasattr(value, 'bind_all'):
-                    value.bind_all()
-        # Kernels the API does not call (kept for tests and benchmarks): the articulated-
-        # body algorithm takes the same arguments as the forward-dynamics kernel.
-        from manip_dynamics.algorithms import aba
-        kernel = getattr(aba, 'aba', None)
-        if kernel is None:
-            return
-        q, qd, tau = batch(model, 1)
-        a = model._arrays
-        kernel(a.parent, a.kind, a.axis, a.R_tree, a.p_tree, a.mass, a.com, a.inertia,
-               np.zeros(model.dof), np.array([0.0, 0.0, 9.81]), q, qd, tau,
-               np.zeros((1, model.dof, 6)), np.empty(q.shape))
 
-    return [('inverse dynamics', inverse), ('gravity and Coriolis torques', bias),
-            ('mass matrix', mass), ('Coriolis matrix', coriolis),
-            ('forward dynamics', forward), ('energy', energy),
-            ('Jacobians and Cartesian dynamics', kinematics),
-            ('simulator steps', simulator), ('simulation runs', simulation),
-            ('identification regressor', identification),
-            ('entry points and other kernels', internal)]
+def _steps() -> list[tuple[str, Callable[[object], object]]]:
+    """
+    Return the labelled steps, collected from the kernel modules' ``PRECOMPILE_STEPS``.
+
+    Every module that declares kernels declares how the API reaches them (a list of
+    ``(label, step(model))``); steps of one label run together, in module order, and
+    :data:`LAST_STEP` (binding every entry point) comes last. A new kernel needs no edit
+    here: its module's list, or an entry point, reaches it (a test checks that every
+    kernel is reached).
+    """
+    grouped: dict[str, list[Callable[[object], object]]] = {}
+    for mod in _step_modules():
+        for label, step in getattr(mod, 'PRECOMPILE_STEPS', ()):
+            grouped.setdefault(label, []).append(step)
+    grouped.setdefault(LAST_STEP, []).insert(0, _bind_entry_points)
+    order = [label for label in grouped if label != LAST_STEP] + [LAST_STEP]
+
+    def run_all(funcs: list[Callable[[object], object]]) -> Callable[[object], None]:
+        def run(model) -> None:
+            for func in funcs:
+                func(model)
+        return run
+    return [(label, run_all(grouped[label])) for label in order]
 
 
 def steps() -> list[tuple[str, Callable[[object], object]]]:

@@ -24,7 +24,7 @@ Solves Craig eq. 6.59 for the accelerations, ``qdd = M(q)^-1 (tau - V(q, qd) - G
   O(n d + n^3 / 6).
 * ``ABA``: the articulated-body algorithm of :mod:`.aba`, O(n).
 
-The facade chooses by the number of joints (``ABA_MIN_DOF`` in robot_model.py, the
+The facade chooses by the number of joints (``ABA_MIN_DOF`` in robot_model_calls.py, the
 crossover measured by benchmarks/forward_dynamics_methods.py, table in docs/BENCHMARKS.md).
 """
 

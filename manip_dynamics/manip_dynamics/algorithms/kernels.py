@@ -48,6 +48,7 @@ from manip_dynamics.algorithms.kinematics import (
     joint_transforms, load_state, outward_pass, store_rows, store_state, world_poses)
 from manip_dynamics.algorithms.packed import unpack
 from manip_dynamics.algorithms.rnea import rnea_state
+from manip_dynamics.algorithms.warm_states import batch, state, tip
 
 _JIT = JIT_OPTIONS
 
@@ -249,3 +250,76 @@ def kinematics(op, ints, flat, body, T_body_link, local, gravity, q, qd, out):  
 KERNELS = EntryPoints({'dynamics': (dynamics, DYNAMICS_SIG),
                        'matrices': (matrices, MATRICES_SIG),
                        'kinematics': (kinematics, KINEMATICS_SIG)})
+
+
+# ---------------------------------------------------------------------- precompile steps
+def _warm_inverse(model) -> None:
+    from manip_dynamics.batching import PARALLEL_MIN_STATES
+    q, qd, qdd = state(model)
+    model.inverse_dynamics(q, qd, qdd)
+    model.inverse_dynamics(q, qd, qdd, external_wrenches={tip(model): np.ones(6)},
+                           include_friction=True, include_armature=True)
+    qs, qds, qdds = batch(model)
+    model.inverse_dynamics(qs, qds, qdds)
+    model.inverse_dynamics(qs, qds, qdds, external_wrenches={tip(model): np.ones((3, 6))})
+    model.inverse_dynamics(*batch(model, PARALLEL_MIN_STATES))
+
+
+def _warm_bias(model) -> None:
+    q, qd, _ = state(model)
+    qs, qds, _ = batch(model)
+    for f in (model.gravity_torques, model.friction_torques):
+        f(q)
+        f(qs)
+    for f in (model.coriolis_torques, model.nonlinear_effects):
+        f(q, qd)
+        f(qs, qds)
+
+
+def _warm_mass(model) -> None:
+    q, _, _ = state(model)
+    model.mass_matrix(q)
+    model.mass_matrix(q, include_armature=True)
+    model.mass_matrix(batch(model)[0])
+
+
+def _warm_coriolis(model) -> None:
+    q, qd, _ = state(model)
+    model.coriolis_matrix(q, qd)
+    model.coriolis_matrix(*batch(model)[:2])
+
+
+def _warm_forward(model) -> None:
+    q, qd, tau = state(model)
+    model.forward_dynamics(q, qd, tau)
+    model.forward_dynamics(q, qd, tau, include_armature=True)
+    model.forward_dynamics(q, qd, tau, external_wrenches={tip(model): np.ones(6)},
+                           include_friction=True)
+    model.forward_dynamics(*batch(model))
+
+
+def _warm_energy(model) -> None:
+    q, qd, _ = state(model)
+    model.kinetic_energy(q, qd)
+    model.potential_energy(q)
+    qs, qds, _ = batch(model)
+    model.kinetic_energy(qs, qds)
+    model.potential_energy(qs)
+
+
+def _warm_kinematics(model) -> None:
+    q, qd, _ = state(model)
+    link = tip(model)
+    model.link_transform(q, link)
+    for frame in ('world', 'link'):
+        model.jacobian(q, link, frame=frame)
+        model.jacobian_dot_qd(q, qd, link, frame=frame)
+        model.cartesian_dynamics(q, qd, link, frame=frame)
+
+
+#: How the facade reaches these entries (collected by :mod:`manip_dynamics.precompile`).
+PRECOMPILE_STEPS = [
+    ('inverse dynamics', _warm_inverse), ('gravity and Coriolis torques', _warm_bias),
+    ('mass matrix', _warm_mass), ('Coriolis matrix', _warm_coriolis),
+    ('forward dynamics', _warm_forward), ('energy', _warm_energy),
+    ('Jacobians and Cartesian dynamics', _warm_kinematics)]

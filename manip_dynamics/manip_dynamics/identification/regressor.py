@@ -57,6 +57,7 @@ from numpy.typing import ArrayLike, NDArray
 from manip_dynamics.algorithms._jit import INNER_OPTIONS, JIT_OPTIONS
 from manip_dynamics.algorithms.kinematics import joint_transforms, outward_pass
 from manip_dynamics.algorithms.packed import unpack
+from manip_dynamics.algorithms.warm_states import state
 from manip_dynamics.errors import InputError
 from manip_dynamics.model.rigid_body_tree import BodyInertia
 
@@ -390,8 +391,6 @@ def model_with_parameters(model, params: ArrayLike, *, friction: bool = False,
     :return: A :class:`~manip_dynamics.RobotModel`.
     :raises InputError: Wrong length, NaN or inf, or negative friction/armature.
     """
-    from manip_dynamics.robot_model import RobotModel
-
     n = model.dof
     p = np.asarray(params, dtype=np.float64).reshape(-1)
     expected = parameter_count(n, friction=friction, armature=armature)
@@ -411,5 +410,16 @@ def model_with_parameters(model, params: ArrayLike, *, friction: bool = False,
         col += FRICTION_PARAMETERS * n
     if armature:
         arm = p[col:col + n].copy()
-    return RobotModel(tree, gravity=model.gravity, damping=damping, friction=coulomb,
-                      armature=arm, friction_velocity=model.friction_velocity)
+    # a model of the caller's class, built from below: identification never imports
+    # the facade (docs/ARCHITECTURE.md)
+    return type(model)(tree, gravity=model.gravity, damping=damping, friction=coulomb,
+                       armature=arm, friction_velocity=model.friction_velocity)
+
+
+def _warm_regressor(model) -> None:
+    q, qd, qdd = state(model)
+    regressor(model, q, qd, qdd, friction=True, armature=True)
+
+
+#: Collected by :mod:`manip_dynamics.precompile`.
+PRECOMPILE_STEPS = [('identification regressor', _warm_regressor)]

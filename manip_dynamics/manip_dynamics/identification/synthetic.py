@@ -61,8 +61,6 @@ def perturbed_model(model, *, seed: int = 0, low: float = 0.1, high: float = 0.3
     :param seed: Random seed.
     :return: A new :class:`~manip_dynamics.RobotModel` with the true parameters.
     """
-    from manip_dynamics.robot_model import RobotModel
-
     rng = np.random.default_rng(seed)
     inertia = model.body_inertia
     n = model.dof
@@ -82,9 +80,9 @@ def perturbed_model(model, *, seed: int = 0, low: float = 0.1, high: float = 0.3
         rot = axis_angle_matrix(axis / np.linalg.norm(axis), math.radians(5.0))
         i_c[k] = factor() * (rot @ i_c[k] @ rot.T)
     tree = replace(model.tree, inertia=BodyInertia(mass, com, i_c))
-    return RobotModel(tree, gravity=model.gravity,
-                      damping=rng.uniform(*damping, n), friction=rng.uniform(*coulomb, n),
-                      armature=model.armature, friction_velocity=model.friction_velocity)
+    return type(model)(tree, gravity=model.gravity,
+                       damping=rng.uniform(*damping, n), friction=rng.uniform(*coulomb, n),
+                       armature=model.armature, friction_velocity=model.friction_velocity)
 
 
 def tracking_controller(nominal, trajectory: FourierTrajectory, *, kp: float = 400.0,

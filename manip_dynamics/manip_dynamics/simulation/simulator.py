@@ -31,6 +31,7 @@ import threading
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from manip_dynamics.algorithms.warm_states import state
 from manip_dynamics.errors import InputError
 from manip_dynamics.inputs import float_array
 from manip_dynamics.model.rigid_body_tree import massless_joints_reason
@@ -532,3 +533,27 @@ def _adaptive(sim: Simulator, command, ts: FloatArray, qs: FloatArray, qds: Floa
         command(ts[k], qs[k], qds[k], taus[k])
     sim._steps = int(round(end / sim._dt))
     report(1.0)
+
+
+# ---------------------------------------------------------------------- precompile steps
+def _warm_simulator(model) -> None:
+    q, qd, _ = state(model)
+    zero = np.zeros(model.dof)
+    for integrator in ('semi_implicit_euler', 'rk4'):
+        for limits in ('spring', 'hard', 'none'):
+            sim = Simulator(model, q, qd, dt=1e-3, integrator=integrator, limits=limits)
+            sim.step(zero)
+            sim.step(model.gravity_torques(sim.q), steps=2)
+            sim.total_energy()
+
+
+def _warm_simulation(model) -> None:
+    q, _, _ = state(model)
+    simulate(model, q, duration=0.002, dt=1e-3)
+    simulate(model, q, duration=0.002, dt=1e-3, integrator='rk4',
+             controller=lambda t, qq, qqd: model.gravity_torques(qq))
+    simulate(model, q, duration=0.002, dt=1e-3, integrator='adaptive')
+
+
+#: Collected by :mod:`manip_dynamics.precompile`.
+PRECOMPILE_STEPS = [('simulator steps', _warm_simulator), ('simulation runs', _warm_simulation)]

@@ -37,7 +37,8 @@ import urdf_factory
 
 from manip_dynamics import RobotModel
 from manip_dynamics.bundled import urdf_path
-from manip_dynamics.cli import build_parser, CliError, parse_joint_values
+from manip_dynamics.cli import build_parser
+from manip_dynamics.cli.common import CliError, parse_joint_values
 from manip_dynamics.model_check import check_urdf_string
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]

@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 
 from manip_dynamics import RobotModel
-from manip_dynamics.cli_format import tree_lines
+from manip_dynamics.cli.formatting import tree_lines
 from manip_dynamics.errors import URDFError
 from manip_dynamics.model.urdf_loader import parse_urdf
 from manip_dynamics.model_check import check_urdf_file, check_urdf_string

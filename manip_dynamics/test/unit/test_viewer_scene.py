@@ -260,7 +260,7 @@ def test_cli_view_runs_without_ros(capsys) -> None:
 
 def test_viewer_modules_do_not_import_rclpy() -> None:
     code = ('import sys; import manip_dynamics.viewer, manip_dynamics.viewer.server, '
-            'manip_dynamics.cli_view; sys.exit(1 if "rclpy" in sys.modules else 0)')
+            'manip_dynamics.cli.view; sys.exit(1 if "rclpy" in sys.modules else 0)')
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get('PYTHONPATH', ''))
     assert subprocess.run([sys.executable, '-c', code], env=env).returncode == 0

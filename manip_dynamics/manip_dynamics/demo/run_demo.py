@@ -19,14 +19,14 @@ Starts simulator_node, dynamics_node and gravity_compensation_node on the bundle
 arm: with ``ros2 launch manip_dynamics sim.launch.py`` when the ``ros2`` command and the
 launch packages are installed, otherwise each node as its own process (the case in a
 PyPI-only environment), plus external_torque_observer; in own-process mode the demo
-process is the arm's controller and pushes it (:mod:`manip_dynamics.ros.demo_scenario`).
+process is the arm's controller and pushes it (:mod:`manip_dynamics.demo.scenario`).
 Prints a live status line (simulated time, real-time factor,
 largest joint drift from the start pose, largest gravity torque), stops on Ctrl-C or after
 ``--duration`` / ``DURATION`` seconds of simulated time, and writes a PNG plot of the joint
 positions and torques. When viser is installed it also starts the browser view
 (viewer_node) and prints its URL first: open it to watch the arm. Usage::
 
-    python -m manip_dynamics.ros.run_demo [--duration S] [--output out/demo.png]
+    python -m manip_dynamics.demo [--duration S] [--output out/demo.png]
 
 Without a duration the demo runs until Ctrl-C when stdout is a terminal, and for 20 s of
 simulated time otherwise (CI logs, ``make run | tee``). See docs/SIMULATOR.md.
@@ -45,7 +45,7 @@ import time
 
 import numpy as np
 
-from manip_dynamics.ros.demo_scenario import OBSERVER_PARAMS
+from manip_dynamics.demo.scenario import OBSERVER_PARAMS
 from manip_dynamics.ros.node_process import start_node
 
 NODES = (
@@ -72,7 +72,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     :return: The options.
     """
     parser = argparse.ArgumentParser(
-        prog='python -m manip_dynamics.ros.run_demo',
+        prog='python -m manip_dynamics.demo',
         description='Simulation demo: the default arm held by gravity compensation.')
     env_duration = os.environ.get('DURATION', '').strip()
     parser.add_argument('--duration', type=float,
@@ -361,7 +361,7 @@ def start_nodes(args: argparse.Namespace, xml: str, log_dir: str,
             # without compensation nothing would release the brakes: let the arm fall
             'brakes': gravity_compensation},
         # A simulated arm needs no ramp-in; keep the default (2 s) on a real arm. Its g(q)
-        # goes to the demo's controller (demo_scenario.py), which adds a joint stiffness.
+        # goes to the demo's controller (demo/scenario.py), which adds a joint stiffness.
         'gravity_compensation': {'ramp_time': 0.0, 'timeout': DEMO_TIMEOUT,
                                  'controller_name': 'gravity_compensation'},
         'external_torque_observer': dict(OBSERVER_PARAMS),
@@ -495,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
     monitor = Monitor(node, model)
     scenario = None
     if not use_launch and not args.no_gravity_compensation:
-        from manip_dynamics.ros.demo_scenario import DemoScenario
+        from manip_dynamics.demo.scenario import DemoScenario
         scenario = DemoScenario(model)
     executor = SingleThreadedExecutor()
     executor.add_node(node)

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The story ``make run`` tells (run_demo.py): hold, push, detect, move, no false contact.
+The story ``make run`` tells (demo/run_demo.py): hold, push, detect, move, no false contact.
 
 The demo process is the arm's controller on ``/effort_controller/commands``:
 

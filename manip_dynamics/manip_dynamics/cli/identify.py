@@ -33,7 +33,7 @@ import os
 import sys
 from typing import TextIO
 
-from manip_dynamics import cli_format as fmt
+from manip_dynamics.cli import common, formatting as fmt
 
 EXCITE_EXAMPLE = ('example:\n  manip-dynamics identify excite cobot7 --out excite.yaml '
                   '--csv excite.csv --speed-scale 0.3')
@@ -46,15 +46,10 @@ SIMULATE_EXAMPLE = ('example:\n  manip-dynamics identify simulate cobot7 --excit
                     'excite.yaml --duration 30 --out sim_run')
 
 
-def _cli():
-    from manip_dynamics import cli
-    return cli
-
-
 def _progress(args: argparse.Namespace, label: str):
     if args.json or getattr(args, 'quiet', False):
         return None, lambda: None
-    bar = _cli().ProgressBar(sys.stderr, label)
+    bar = common.ProgressBar(sys.stderr, label)
     return bar, bar.close
 
 
@@ -63,7 +58,7 @@ def cmd_excite(args: argparse.Namespace, out: TextIO) -> int:
     from manip_dynamics.identification.excitation import (
         optimise_excitation, trajectory_yaml, write_trajectory_csv)
 
-    model = _cli().load_model(args)
+    model = common.load_model(args)
     bar, close = _progress(args, 'optimise')
     total = max(1, args.iterations)
     result = optimise_excitation(
@@ -87,7 +82,7 @@ def cmd_excite(args: argparse.Namespace, out: TextIO) -> int:
            'velocity_usage': result.velocity_usage, 'effort_usage': result.effort_usage,
            'coefficients': result.trajectory.to_dict(), 'optimiser': result.message}
     if args.json:
-        _cli()._emit_json(out, doc)
+        common._emit_json(out, doc)
         return 0
     out.write('excitation: %d harmonics of %g Hz (period %g s), %d periods -> %s%s\n' % (
         args.harmonics, args.base_frequency, result.trajectory.period, args.periods,
@@ -115,14 +110,13 @@ def _read(args: argparse.Namespace, model, path: str):
 def _load_with_dynamics(args: argparse.Namespace, urdf: str | None, yaml_path: str | None):
     from manip_dynamics.identification.urdf_writer import read_joint_dynamics_yaml
 
-    cli = _cli()
     if urdf is None:
-        model = cli.load_model(args)
+        model = common.load_model(args)
     else:
         saved = args.urdf
         args.urdf = urdf
         try:
-            model = cli.load_model(args)
+            model = common.load_model(args)
         finally:
             args.urdf = saved
     if yaml_path:
@@ -139,9 +133,8 @@ def cmd_fit(args: argparse.Namespace, out: TextIO) -> int:
     from manip_dynamics.identification.urdf_writer import (
         joint_dynamics_yaml, link_parameters, write_identified_urdf)
 
-    cli = _cli()
     model = _load_with_dynamics(args, None, args.joint_dynamics_in)
-    text, label = cli.read_description(args.urdf, args.xacro_arg or ())
+    text, label = common.read_description(args.urdf, args.xacro_arg or ())
     recording = _read(args, model, args.bag)
     samples = prepare(recording, cutoff_hz=args.cutoff)
     friction = not args.no_friction
@@ -186,7 +179,7 @@ def cmd_fit(args: argparse.Namespace, out: TextIO) -> int:
                                                       result.base_values)],
            'consistent_fit': result.message}
     if args.json:
-        cli._emit_json(out, doc)
+        common._emit_json(out, doc)
         return 0
     out.write('%s: %d samples over %.1f s; %d base parameters; condition number %.1f\n' % (
         args.bag, ls.samples, recording.duration, len(ls.names), ls.condition))
@@ -204,7 +197,7 @@ def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
     from manip_dynamics.identification.data import prepare
     from manip_dynamics.identification.validation import torque_report, write_plot
 
-    nominal = _cli().load_model(args)
+    nominal = common.load_model(args)
     recording = _read(args, nominal, args.bag)
     samples = prepare(recording, cutoff_hz=args.cutoff)
     models = {'urdf': nominal}
@@ -214,7 +207,7 @@ def cmd_validate(args: argparse.Namespace, out: TextIO) -> int:
     if args.plot:
         write_plot(args.plot, report, nominal.joint_names)
     if args.json:
-        _cli()._emit_json(out, {'bag': args.bag, 'samples': int(samples.t.size),
+        common._emit_json(out, {'bag': args.bag, 'samples': int(samples.t.size),
                                 'rms': {k: dict(zip(nominal.joint_names, v))
                                         for k, v in report.rms.items()},
                                 'plot': args.plot})
@@ -245,7 +238,7 @@ def cmd_simulate_bag(args: argparse.Namespace, out: TextIO) -> int:
     from manip_dynamics.identification.synthetic import (
         Noise, perturbed_model, simulate_recording)
 
-    nominal = _cli().load_model(args)
+    nominal = common.load_model(args)
     if args.excitation:
         with open(args.excitation, encoding='utf-8') as stream:
             traj = read_trajectory_yaml(stream.read())
@@ -260,7 +253,7 @@ def cmd_simulate_bag(args: argparse.Namespace, out: TextIO) -> int:
     close()
     write_rosbag(args.out, noisy, storage=args.storage)
     if args.json:
-        _cli()._emit_json(out, {'out': args.out, 'samples': int(noisy.t.size),
+        common._emit_json(out, {'out': args.out, 'samples': int(noisy.t.size),
                                 'true_parameters': true.inertial_parameters(friction=True)})
     else:
         out.write('wrote %s: %d joint_states at %g Hz over %g s (true arm: %s perturbed, '
@@ -269,7 +262,7 @@ def cmd_simulate_bag(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def register(sub, common: argparse.ArgumentParser, parser_class) -> None:
+def register(sub, shared: argparse.ArgumentParser, parser_class) -> None:
     """Add ``identify`` and its subcommands to the ``manip-dynamics`` parser."""
     text = ('identification: excitation trajectory, fit from a recorded bag to a corrected '
             'URDF, validation (docs/IDENTIFICATION.md)')
@@ -279,7 +272,7 @@ def register(sub, common: argparse.ArgumentParser, parser_class) -> None:
     inner.required = True
 
     def add(name, func, helptext, example):
-        q = inner.add_parser(name, parents=[common], help=helptext, description=helptext,
+        q = inner.add_parser(name, parents=[shared], help=helptext, description=helptext,
                              epilog=example, formatter_class=argparse.RawDescriptionHelpFormatter)
         q.set_defaults(func=func)
         q.add_argument('--quiet', action='store_true', help='no progress bars')

@@ -84,8 +84,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     :return: Exit code 0.
     :raises CliError: Bad options, viser missing, unusable URDF.
     """
-    from manip_dynamics.cli import CliError, load_model, parse_joint_values, parse_number
-    from manip_dynamics.cli import parse_vector, read_description
+    from manip_dynamics.cli.common import (
+        CliError, load_model, parse_joint_values, parse_number, parse_vector, read_description)
     from manip_dynamics.viewer.scene import RobotScene
     from manip_dynamics.viewer.urdf_visuals import parse_visuals
     if not 0 <= args.port <= 65535:
