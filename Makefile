@@ -18,8 +18,10 @@ override ROS_DISTRO := jazzy
 endif
 endif
 export ROS_DISTRO
+# Loopback-only discovery: the range alone on Jazzy and Kilted (ROS_LOCALHOST_ONLY as well
+# would make every process print two deprecation warnings).
 export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
-export ROS_LOCALHOST_ONLY := 1
+unexport ROS_LOCALHOST_ONLY
 DURATION ?=
 export DURATION
 

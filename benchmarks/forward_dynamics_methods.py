@@ -17,8 +17,11 @@ Measure the two forward-dynamics kernels side by side: ABA against CRBA + Choles
 
 Run: ``python benchmarks/forward_dynamics_methods.py`` (after ``source scripts/env.sh``).
 Prints a Markdown table of the median time per state for serial chains of 2 to 120 joints
-and for bundled robots; it sets ``ABA_MIN_DOF`` (robot_model_calls.py), the number of joints from
-which the facade's ``method='auto'`` uses ABA.  ``--output FILE``
+(link frames aligned with the root, diagonal inertias), for general chains (random link
+orientations, full inertia tensors, off-axis centres of mass: issue 19 found the two shapes
+timed differently) and for bundled robots, with Pinocchio's ``aba`` on the same state beside
+them when Pinocchio is importable.  It sets ``ABA_MIN_DOF`` (robot_model_calls.py), the
+number of joints from which the facade's ``method='auto'`` uses ABA.  ``--output FILE``
 replaces the block between the ``fd-methods`` markers of FILE (appended when missing).
 """
 
@@ -34,9 +37,18 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
                                 'manip_dynamics'))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                                'manip_dynamics', 'test'))
 
-from manip_dynamics import RobotModel  # noqa: E402
+import urdf_factory  # noqa: E402, I100
+
+from manip_dynamics import RobotModel  # noqa: E402, I100, I201
 from manip_dynamics.bundled import urdf_path  # noqa: E402
+
+try:
+    import pinocchio as pin
+except ImportError:  # the table then has no Pinocchio column
+    pin = None
 
 
 def chain_urdf(n: int, rng: np.random.Generator) -> str:
@@ -58,6 +70,13 @@ def chain_urdf(n: int, rng: np.random.Generator) -> str:
     return '<robot name="chain">%s%s</robot>' % (''.join(links), ''.join(joints))
 
 
+def median_time(call) -> float:
+    """Return the median CPU time of ``call()`` over 7 x 2000 calls [us]."""
+    call()
+    runs = timeit.repeat(call, number=2000, repeat=7, timer=time.process_time)
+    return float(np.median(runs)) / 2000 * 1e6
+
+
 def time_method(method: str, model: RobotModel, rng: np.random.Generator) -> float:
     """Return the median CPU time of one single-state ``forward_dynamics`` call [us]."""
     n = model.dof
@@ -66,9 +85,23 @@ def time_method(method: str, model: RobotModel, rng: np.random.Generator) -> flo
 
     def call():
         model.forward_dynamics(q, qd, tau, method=method, out=out)
-    call()
-    runs = timeit.repeat(call, number=2000, repeat=7, timer=time.process_time)
-    return float(np.median(runs)) / 2000 * 1e6
+    return median_time(call)
+
+
+def time_pinocchio(urdf: str, model: RobotModel, rng: np.random.Generator) -> float:
+    """
+    Return the median CPU time of one ``pin.aba`` call on the same description [us].
+
+    Checks first that Pinocchio and this library's 'auto' method agree on the state.
+    """
+    pm = pin.buildModelFromXML(urdf)
+    pd = pm.createData()
+    n = model.dof
+    q, qd, tau = (rng.uniform(-1.0, 1.0, n) for _ in range(3))
+    ours = model.forward_dynamics(q, qd, tau)
+    ref = pin.aba(pm, pd, q, qd, tau)
+    assert np.allclose(ours, ref, rtol=1e-8, atol=1e-8), 'FD differs from pin.aba'
+    return median_time(lambda: pin.aba(pm, pd, q, qd, tau))
 
 
 BEGIN = '<!-- fd-methods:begin -->'
@@ -93,24 +126,32 @@ def main() -> None:
     args = parser.parse_args()
     lines = []
     rng = np.random.default_rng(0)
-    cases = [('chain %d' % n, RobotModel.from_urdf_string(chain_urdf(n, rng)))
+    urdfs = [('chain %d' % n, chain_urdf(n, rng))
              for n in (2, 5, 7, 8, 10, 12, 15, 20, 25, 30, 35, 40, 50, 120)]
-    cases += [(name, RobotModel.from_urdf_file(urdf_path(name)))
+    urdfs += [('general chain %d' % n, urdf_factory.random_chain_urdf(n, n))
+              for n in (7, 20, 40, 120)]
+    urdfs += [(name, open(urdf_path(name), encoding='utf-8').read())
               for name in ('cobot7', 'gripper_arm')]
     lines.append('Single-state `forward_dynamics(..., method=...)` CPU time per call (process '
                  'time, so other load on the machine inflates it less than wall time), median '
-                 'of 7 x 2000 calls. Machine: %s, %d cores, '
-                 'Python %s, numpy %s. Run: `python benchmarks/forward_dynamics_methods.py`.'
+                 'of 7 x 2000 calls, all in one run. Machine: %s, %d cores, '
+                 'Python %s, numpy %s, Pinocchio %s. '
+                 'Run: `python benchmarks/forward_dynamics_methods.py`.'
                  % (platform.processor() or platform.machine(), os.cpu_count(),
-                    platform.python_version(), np.__version__))
+                    platform.python_version(), np.__version__,
+                    pin.__version__ if pin is not None else 'not installed'))
     lines.append('')
-    lines.append('| model | DoF | ABA [us] | CRBA + Cholesky [us] | ABA / Cholesky |')
-    lines.append('| --- | ---: | ---: | ---: | ---: |')
-    for name, model in cases:
+    lines.append('| model | DoF | ABA [us] | CRBA + Cholesky [us] | ABA / Cholesky '
+                 "| 'auto' [us] | `pin.aba` [us] | 'auto' / `pin.aba` |")
+    lines.append('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+    for name, urdf in urdfs:
+        model = RobotModel.from_urdf_string(urdf)
         t_aba = time_method('aba', model, rng)
         t_chol = time_method('cholesky', model, rng)
-        ratio = t_aba / t_chol
-        lines.append('| %s | %d | %.2f | %.2f | %.2f |' % (name, model.dof, t_aba, t_chol, ratio))
+        t_auto = time_method('auto', model, rng)
+        t_pin = time_pinocchio(urdf, model, rng) if pin is not None else float('nan')
+        lines.append('| %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |' % (
+            name, model.dof, t_aba, t_chol, t_aba / t_chol, t_auto, t_pin, t_auto / t_pin))
     table = '\n'.join(lines)
     print(table)
     if args.output:

@@ -50,11 +50,12 @@ BEGIN = '<!-- ros-benchmark-%s:begin -->' % DISTRO
 END = '<!-- ros-benchmark-%s:end -->' % DISTRO
 PLACEHOLDER = '(to be added by benchmarks for the nodes)'
 
-os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-os.environ['ROS_LOCALHOST_ONLY'] = '1'
 os.environ.setdefault('ROS_DOMAIN_ID', '71')
 if PACKAGE_ROOT not in sys.path:
     sys.path.insert(0, PACKAGE_ROOT)
+# loopback-only discovery, as each distribution wants it (before rclpy is initialised)
+from manip_dynamics.ros.discovery import apply_loopback_environment  # noqa: E402
+apply_loopback_environment()
 
 
 def machine() -> list[str]:

@@ -64,7 +64,8 @@ setup(
         'symbolic': ['sympy'],
         'plot': ['matplotlib'],
         'xacro': ['xacro'],
-        'viewer': ['viser', 'pycollada'],
+        'viewer': ['viser', 'pycollada', 'trimesh'],
+        'identify': ['rosbags'],
         'test': ['pytest', 'hypothesis', 'pin', 'example-robot-data'],
     },
     zip_safe=True,
@@ -82,6 +83,7 @@ setup(
             'gravity_compensation_node = manip_dynamics.ros.gravity_compensation_node:main',
             'external_torque_observer = manip_dynamics.ros.external_torque_observer:main',
             'viewer_node = manip_dynamics.ros.viewer_node:main',
+            'description_publisher = manip_dynamics.ros.description_publisher:main',
         ],
     },
 )

@@ -63,7 +63,7 @@ case ":\${CMAKE_PREFIX_PATH:-}:" in *":\${_md_venv}:"*) ;;
   *) export CMAKE_PREFIX_PATH="\${_md_venv}\${CMAKE_PREFIX_PATH:+:\${CMAKE_PREFIX_PATH}}" ;; esac
 export ROS_DISTRO='${MD_DISTRO}'
 export ROS_AUTOMATIC_DISCOVERY_RANGE="\${ROS_AUTOMATIC_DISCOVERY_RANGE:-LOCALHOST}"
-export ROS_LOCALHOST_ONLY="\${ROS_LOCALHOST_ONLY:-1}"
+unset ROS_LOCALHOST_ONLY
 unset _md_venv
 SETUP
   done

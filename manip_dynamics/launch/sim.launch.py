@@ -20,7 +20,9 @@ Start the simulation demo: the default arm simulated, held by gravity compensati
     ros2 launch manip_dynamics sim.launch.py urdf:=/path/to/arm.urdf gravity_compensation:=false
 
 Nodes: robot_state_publisher (publishes /robot_description and TF; argument
-``robot_state_publisher``), simulator_node (``simulator``), dynamics_node
+``robot_state_publisher``: true, false, or auto, the default: where installed; when it does
+not run, description_publisher publishes /robot_description, without TF), simulator_node
+(``simulator``), dynamics_node
 (``manip_dynamics``), gravity_compensation_node (``gravity_compensation``, argument
 ``gravity_compensation``), rviz2 (argument ``rviz``), viewer_node (``viewer``, argument
 ``viewer``, default off: the arm in a web browser on 127.0.0.1:``viewer_port``). The
@@ -44,7 +46,8 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from manip_dynamics.ros.launch_helpers import (
-    is_true, LaunchArgumentError, missing_executables, missing_message, robot_description)
+    is_true, LaunchArgumentError, missing_executables, missing_message, robot_description,
+    state_publisher_wanted)
 
 PACKAGE = 'manip_dynamics'
 
@@ -72,9 +75,12 @@ def _nodes(context: LaunchContext) -> list:
     """Check the optional executables, then build the node actions."""
     def arg(name: str) -> str:
         return LaunchConfiguration(name).perform(context)
-    rviz = is_true(arg('rviz'))
-    state_publisher = is_true(arg('robot_state_publisher'))
-    gravity_compensation = is_true(arg('gravity_compensation'))
+
+    def flag(name: str) -> bool:
+        return is_true(arg(name), name)
+    rviz = flag('rviz')
+    state_publisher = state_publisher_wanted(arg('robot_state_publisher'))
+    gravity_compensation = flag('gravity_compensation')
     wanted = []
     if state_publisher:
         wanted.append(('robot_state_publisher', 'robot_state_publisher',
@@ -87,7 +93,7 @@ def _nodes(context: LaunchContext) -> list:
         raise LaunchArgumentError(missing_message(missing))
     urdf = arg('urdf')
     description = robot_description(urdf, '' if urdf.strip() else arg('robot'))
-    sim_time = is_true(arg('use_sim_time'))
+    sim_time = flag('use_sim_time')
     timeout = float(arg('timeout'))
     follow = {'use_sim_time': sim_time, 'robot_description': description}
     nodes = []
@@ -96,13 +102,18 @@ def _nodes(context: LaunchContext) -> list:
                           name='robot_state_publisher', output='screen',
                           parameters=[{'robot_description': description,
                                        'use_sim_time': sim_time}]))
+    else:
+        # the topic for the nodes that follow it (viewer, observer), without TF
+        nodes.append(Node(package=PACKAGE, executable='description_publisher',
+                          name='description_publisher', output='screen',
+                          parameters=[{'robot_description': description}]))
     nodes += [
         # The simulator never follows /clock: it publishes it.
         Node(package=PACKAGE, executable='simulator_node', name='simulator', output='screen',
              parameters=[arg('simulator_config'),
                          {'robot_description': description, 'publish_clock': sim_time,
                           'real_time_factor': float(arg('real_time_factor')),
-                          'command_timeout': timeout, 'brakes': is_true(arg('brakes'))}],
+                          'command_timeout': timeout, 'brakes': flag('brakes')}],
              on_exit=_stop('simulator_node')),
         Node(package=PACKAGE, executable='dynamics_node', name='manip_dynamics',
              output='screen', parameters=[_share('config', 'dynamics_node.yaml'), follow],
@@ -120,7 +131,7 @@ def _nodes(context: LaunchContext) -> list:
         nodes.append(Node(package='rviz2', executable='rviz2', name='rviz2', output='log',
                           arguments=['-d', _share('config', 'sim.rviz')],
                           parameters=[{'use_sim_time': sim_time}], on_exit=_stop('rviz2')))
-    if is_true(arg('viewer')):
+    if flag('viewer'):
         # The arm in a web browser (no RViz needed): http://127.0.0.1:<viewer_port>
         nodes.append(Node(package=PACKAGE, executable='viewer_node', name='viewer',
                           output='screen',
@@ -137,8 +148,10 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('robot', default_value='cobot7',
                               description='Bundled arm, used when urdf is not given'),
         DeclareLaunchArgument('rviz', default_value='true', description='Start rviz2'),
-        DeclareLaunchArgument('robot_state_publisher', default_value='true',
-                              description='Start robot_state_publisher (TF for RViz)'),
+        DeclareLaunchArgument('robot_state_publisher', default_value='auto',
+                              description='Start robot_state_publisher (TF for RViz): true, '
+                                          'false, or auto (where installed); otherwise '
+                                          'description_publisher gives /robot_description'),
         DeclareLaunchArgument('gravity_compensation', default_value='true',
                               description='Start gravity_compensation_node'),
         DeclareLaunchArgument('viewer', default_value='false',

@@ -61,7 +61,7 @@ _JACOBIAN = _ops.JACOBIAN
 _FD_METHODS = ('auto', 'aba', 'cholesky')
 #: Forward dynamics uses the articulated-body algorithm from this many joints on, CRBA +
 #: Cholesky below (crossover measured by benchmarks/forward_dynamics_methods.py).
-ABA_MIN_DOF = 35
+ABA_MIN_DOF = 8
 
 
 class _Arrays(NamedTuple):

@@ -22,15 +22,16 @@ sources importable when the tests run from a source checkout.
 import os
 import sys
 
-# Loopback-only discovery (Jazzy and newer read the first variable, Humble the second) and a
-# domain of our own, so tests neither send packets out of the machine nor see other ROS
-# graphs. Set before any test module imports rclpy. MANIP_DYNAMICS_TEST_DOMAIN_ID overrides
-# the domain, e.g. to run two test sessions side by side.
-os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-os.environ['ROS_LOCALHOST_ONLY'] = '1'
-os.environ['ROS_DOMAIN_ID'] = os.environ.get('MANIP_DYNAMICS_TEST_DOMAIN_ID', '87')
-
 # Test the sources next to this folder, not a stale installed copy.
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if PACKAGE_ROOT not in sys.path:
     sys.path.insert(0, PACKAGE_ROOT)
+
+# Loopback-only discovery (Jazzy and newer: the discovery range alone; Humble:
+# ROS_LOCALHOST_ONLY) and a domain of our own, so tests neither send packets out of the
+# machine nor see other ROS graphs. Set before any test module imports rclpy.
+# MANIP_DYNAMICS_TEST_DOMAIN_ID overrides the domain, e.g. to run two test sessions side by
+# side.
+from manip_dynamics.ros.discovery import apply_loopback_environment  # noqa: E402
+apply_loopback_environment()
+os.environ['ROS_DOMAIN_ID'] = os.environ.get('MANIP_DYNAMICS_TEST_DOMAIN_ID', '87')

@@ -89,14 +89,14 @@ def dynamics(op, ints, flat, use_armature, base_acc, q, qd, x, fext, out):
     chol = op == FD_CHOLESKY
     # few allocations (about 30 ns each; a reshaped view of one buffer costs about as
     # much): R and the (n, 3, 3) blocks of ABA or CRBA share one, as C-ordered slices
-    mats = np.empty((7 if aba else (2 if chol else 1), n, 3, 3))
+    mats = np.empty((5 if aba else (2 if chol else 1), n, 3, 3))
     R = mats[0]
-    vec = np.empty((17 if aba else 7, n, 3))
+    vec = np.empty((18 if aba else 7, n, 3))
     st = np.empty((7, n))  # q, qd, x, result, zeros, two scratch rows
     if aba or chol:
         blocks = mats[1:]
         if aba:
-            blk = np.empty((5, 3, 3))
+            blk = np.empty((1, 3, 3))
         M = np.empty((n if chol else 0, n))
     zero = st[4]
     for i in range(n):

@@ -29,6 +29,7 @@ to stderr; the summary table (or ``--json``) to stdout.  The library does the wo
 """
 
 import argparse
+import math
 import os
 import sys
 from typing import TextIO
@@ -37,6 +38,8 @@ from manip_dynamics.cli import common, formatting as fmt
 
 EXCITE_EXAMPLE = ('example:\n  manip-dynamics identify excite cobot7 --out excite.yaml '
                   '--csv excite.csv --speed-scale 0.3')
+PLAY_EXAMPLE = ('example:\n  manip-dynamics identify play excite.yaml --topic '
+                '/joint_trajectory_controller/joint_trajectory')
 FIT_EXAMPLE = ('example:\n  manip-dynamics identify fit cobot7 excite_run/ --out '
                'cobot7_identified.urdf --joint-dynamics cobot7_joint_dynamics.yaml')
 VALIDATE_EXAMPLE = ('example:\n  manip-dynamics identify validate cobot7 held_out_run/ '
@@ -94,6 +97,38 @@ def cmd_excite(args: argparse.Namespace, out: TextIO) -> int:
                                      result.velocity_usage, result.effort_usage)]
     out.write(fmt.table(['joint', 'margin to limit [rad|m]', 'peak velocity [% limit]',
                          'peak effort [% limit]'], rows, numeric_from=1))
+    return 0
+
+
+def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
+    """Publish an excitation (any JointTrajectory YAML file) once to a trajectory controller."""
+    import yaml
+    try:
+        from manip_dynamics.ros.discovery import apply_loopback_environment
+        from manip_dynamics.ros.trajectory_player import publish_once, trajectory_from_document
+    except ImportError as error:
+        raise common.CliError('identify play needs ROS 2 (rclpy, trajectory_msgs): %s'
+                              % error) from None
+    if not (math.isfinite(args.wait) and args.wait > 0):
+        raise common.CliError('--wait must be > 0 seconds')
+    try:
+        with open(args.trajectory, encoding='utf-8') as stream:
+            doc = yaml.safe_load(stream)
+        msg = trajectory_from_document(doc)
+    except OSError as error:
+        raise common.CliError('cannot read %s: %s' % (args.trajectory, error)) from None
+    except (yaml.YAMLError, ValueError) as error:
+        raise common.CliError('%s: %s' % (args.trajectory, error)) from None
+    if args.local:
+        apply_loopback_environment()
+    try:
+        count = publish_once(msg, args.topic, wait=args.wait)
+    except TimeoutError as error:
+        raise common.CliError(str(error)) from None
+    end = msg.points[-1].time_from_start
+    out.write('published %d points of %s (%.1f s) on %s to %d subscriber(s)\n' % (
+        len(msg.points), ', '.join(msg.joint_names), end.sec + 1e-9 * end.nanosec,
+        args.topic, count))
     return 0
 
 
@@ -297,6 +332,21 @@ def register(sub, shared: argparse.ArgumentParser, parser_class) -> None:
                    help='time to reach the start pose (5)')
     q.add_argument('--iterations', type=int, default=60, help='optimiser iterations (60)')
     q.add_argument('--seed', type=int, default=0, help='random start (0)')
+
+    q = inner.add_parser('play', help='publish a trajectory YAML (identify excite --out) once '
+                         'to a trajectory controller; ros2 topic pub cannot take one this big',
+                         description='Publish a trajectory_msgs/JointTrajectory YAML file once '
+                         '(reliable) after a subscriber appears, and wait for its '
+                         'acknowledgement.', epilog=PLAY_EXAMPLE,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    q.set_defaults(func=cmd_play)
+    q.add_argument('trajectory', metavar='YAML', help='JointTrajectory YAML file')
+    q.add_argument('--topic', default='/joint_trajectory_controller/joint_trajectory',
+                   help='JointTrajectory topic (/joint_trajectory_controller/joint_trajectory)')
+    q.add_argument('--wait', type=float, default=10.0, metavar='SECONDS',
+                   help='wait this long for a subscriber and for its acknowledgement (10)')
+    q.add_argument('--local', action='store_true',
+                   help="keep DDS discovery on this machine (as the suite's own processes)")
 
     def data_options(q):
         q.add_argument('bag', metavar='BAG', help='rosbag2 folder or CSV file')

@@ -92,11 +92,10 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         raise CliError('--port must be in 0..65535, got %d' % args.port)
     if args.duration is not None and not (math.isfinite(args.duration) and args.duration > 0):
         raise CliError('--duration must be > 0 seconds')
-    try:
-        from manip_dynamics.viewer.server import ArmView
-    except ImportError as exc:
-        raise CliError('the viewer needs viser (%s): pip install viser, or install '
-                       "manip_dynamics with the 'viewer' extra" % exc) from None
+    from manip_dynamics.viewer.server import ArmView, viser_missing
+    missing = viser_missing()
+    if missing:
+        raise CliError(missing)
     model = load_model(args)
     xml, path = read_description(args.urdf, args.xacro_arg or ())
     if args.payload:

@@ -46,6 +46,7 @@ import time
 import numpy as np
 
 from manip_dynamics.demo.scenario import OBSERVER_PARAMS
+from manip_dynamics.ros.discovery import loopback_environment
 from manip_dynamics.ros.node_process import start_node
 
 NODES = (
@@ -330,9 +331,7 @@ def start_nodes(args: argparse.Namespace, xml: str, log_dir: str,
 
     :return: (label, process) pairs and the names of the nodes started.
     """
-    env = dict(os.environ)
-    env.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
-    env.setdefault('ROS_LOCALHOST_ONLY', '1')
+    env = loopback_environment()
     gravity_compensation = not args.no_gravity_compensation
     if use_launch:
         from manip_dynamics.ros.launch_helpers import executable_path

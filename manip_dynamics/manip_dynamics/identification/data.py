@@ -23,7 +23,8 @@ accelerations obtained by differentiation, and efforts filtered by the same filt
 both sides of ``tau = Y pi`` keeps the equation consistent).
 
 rosbag2 folders (sqlite3 or mcap storage) are read and written with the pure-Python
-``rosbags`` package: no ROS installation is needed.
+``rosbags`` package (no ROS installation needed), or with ROS's own ``rosbag2_py`` where it
+is importable.
 """
 
 from collections.abc import Callable, Sequence
@@ -150,68 +151,136 @@ def _typestore():
     return get_typestore(Stores.ROS2_JAZZY)
 
 
+def _rosbag2_py_messages(folder: str, topic: str):
+    """
+    Yield ``(receive time [ns], JointState)`` with ROS's own reader (an apt ROS install).
+
+    :return: A generator, after ``(count, topics)`` of the bag (count 0 when unknown).
+    :raises ImportError: rosbag2_py (or the JointState message) is not importable.
+    """
+    import rosbag2_py
+    from rclpy.serialization import deserialize_message
+    from sensor_msgs.msg import JointState
+
+    reader = rosbag2_py.SequentialReader()
+    try:
+        reader.open(rosbag2_py.StorageOptions(uri=folder, storage_id=''),
+                    rosbag2_py.ConverterOptions(input_serialization_format='cdr',
+                                                output_serialization_format='cdr'))
+    except Exception as exc:  # noqa: B902 - rosbag2 raises RuntimeError and others
+        raise InputError('cannot open rosbag2 %r: %s' % (folder, exc)) from None
+    topics = sorted(t.name for t in reader.get_all_topics_and_types())
+    count = 0
+    try:
+        for info in reader.get_metadata().topics_with_message_count:
+            if info.topic_metadata.name == topic:
+                count = int(info.message_count)
+    except AttributeError:
+        pass  # an older rosbag2_py: no count, no progress fraction
+
+    def messages():
+        if topic in topics:
+            reader.set_filter(rosbag2_py.StorageFilter(topics=[topic]))
+            while reader.has_next():
+                _, data, stamp = reader.read_next()
+                yield int(stamp), deserialize_message(data, JointState)
+    return count, topics, messages()
+
+
+def _rosbags_messages(folder: str, topic: str):
+    """
+    Yield ``(receive time [ns], JointState)`` with the pure-Python ``rosbags`` package.
+
+    :return: ``(count, topics, generator)`` as :func:`_rosbag2_py_messages`.
+    :raises InputError: rosbags is not installed, or the bag does not open.
+    """
+    try:
+        from rosbags.rosbag2 import Reader
+    except ImportError:
+        raise InputError('reading rosbag2 needs rosbag2_py (any ROS 2 install: sudo apt '
+                         'install ros-$ROS_DISTRO-rosbag2-py) or the rosbags package (pip '
+                         'install rosbags)') from None
+    store = _typestore()
+    try:
+        reader = Reader(folder)
+        reader.open()
+    except Exception as exc:  # noqa: B902 - rosbags raises its own types
+        raise InputError('cannot open rosbag2 %r: %s' % (folder, exc)) from None
+    topics = sorted({c.topic for c in reader.connections})
+    conns = [c for c in reader.connections if c.topic == topic]
+
+    def messages():
+        try:
+            for conn, stamp, raw in reader.messages(connections=conns):
+                yield int(stamp), store.deserialize_cdr(raw, conn.msgtype)
+        finally:
+            reader.close()
+    if not conns:
+        reader.close()
+    return sum(c.msgcount for c in conns), topics, messages()
+
+
+def bag_reader_name() -> str:
+    """Return which reader :func:`read_rosbag` uses here: 'rosbag2_py' or 'rosbags'."""
+    try:
+        import rosbag2_py  # noqa: F401
+        return 'rosbag2_py'
+    except ImportError:
+        return 'rosbags'
+
+
 def read_rosbag(path: str, model, *, topic: str = '/joint_states',
                 progress: Progress = None) -> Recording:
     """
     Read ``sensor_msgs/JointState`` messages of a rosbag2 folder (sqlite3 or mcap).
 
-    Times are the messages' header stamps (the bag's receive times when a stamp is zero);
-    joints are matched by name, extra joints ignored.  Messages without efforts or without
-    all the model's joints are skipped.
+    Read with ``rosbag2_py`` where it is importable (every ROS 2 install has it), else with
+    the pure-Python ``rosbags`` package (the PyPI set-up). Times are the messages' header
+    stamps (the bag's receive times when a stamp is zero); joints are matched by name,
+    extra joints ignored.  Messages without efforts or without all the model's joints are
+    skipped.
 
     :param path: The bag folder (with ``metadata.yaml``) or a ``.db3``/``.mcap`` file in it.
     :param model: The :class:`~manip_dynamics.RobotModel` whose joints to extract.
     :param topic: The JointState topic.
     :param progress: ``progress(fraction)`` while reading.
     :return: The :class:`Recording`.
-    :raises InputError: Not a bag, no such topic, or too few usable messages.
+    :raises InputError: Not a bag, no such topic, no reader installed, or too few usable
+        messages.
     """
-    try:
-        from rosbags.rosbag2 import Reader
-    except ImportError:
-        raise InputError('reading rosbag2 needs the rosbags package: pip install rosbags'
-                         ) from None
     folder = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
-    store = _typestore()
+    if bag_reader_name() == 'rosbag2_py':
+        total, topics, messages = _rosbag2_py_messages(folder, topic)
+    else:
+        total, topics, messages = _rosbags_messages(folder, topic)
+    if topic not in topics:
+        raise InputError('bag %r has no topic %r; it has %s' % (path, topic, topics))
+    total = max(1, total)
     t, q, qd, tau = [], [], [], []
     skipped = 0
     has_velocity = True
-    try:
-        reader = Reader(folder)
-        reader.open()
-    except Exception as exc:  # noqa: B902 - rosbags raises its own types
-        raise InputError('cannot open rosbag2 %r: %s' % (path, exc)) from None
-    try:
-        conns = [c for c in reader.connections if c.topic == topic]
-        if not conns:
-            raise InputError('bag %r has no topic %r; it has %s' % (
-                path, topic, sorted({c.topic for c in reader.connections})))
-        total = max(1, sum(c.msgcount for c in conns))
-        for k, (conn, stamp, raw) in enumerate(reader.messages(connections=conns)):
-            msg = store.deserialize_cdr(raw, conn.msgtype)
-            if progress is not None and k % 500 == 0:
-                progress(k / total)
-            names = list(msg.name)
-            if len(msg.effort) != len(names) or len(msg.position) != len(names):
-                skipped += 1
-                continue
-            try:
-                q.append(model.to_model_order(names, msg.position, what='position',
-                                              allow_extra=True))
-                tau.append(model.to_model_order(names, msg.effort, what='effort',
-                                                allow_extra=True))
-            except InputError:
-                skipped += 1
-                continue
-            if has_velocity and len(msg.velocity) == len(names):
-                qd.append(model.to_model_order(names, msg.velocity, what='velocity',
-                                               allow_extra=True))
-            else:
-                has_velocity = False
-            ns = int(msg.header.stamp.sec) * 1_000_000_000 + int(msg.header.stamp.nanosec)
-            t.append(ns if ns > 0 else int(stamp))
-    finally:
-        reader.close()
+    for k, (stamp, msg) in enumerate(messages):
+        if progress is not None and k % 500 == 0:
+            progress(min(1.0, k / total))
+        names = list(msg.name)
+        if len(msg.effort) != len(names) or len(msg.position) != len(names):
+            skipped += 1
+            continue
+        try:
+            q.append(model.to_model_order(names, msg.position, what='position',
+                                          allow_extra=True))
+            tau.append(model.to_model_order(names, msg.effort, what='effort',
+                                            allow_extra=True))
+        except InputError:
+            skipped += 1
+            continue
+        if has_velocity and len(msg.velocity) == len(names):
+            qd.append(model.to_model_order(names, msg.velocity, what='velocity',
+                                           allow_extra=True))
+        else:
+            has_velocity = False
+        ns = int(msg.header.stamp.sec) * 1_000_000_000 + int(msg.header.stamp.nanosec)
+        t.append(ns if ns > 0 else stamp)
     if progress is not None:
         progress(1.0)
     if len(t) < 10:

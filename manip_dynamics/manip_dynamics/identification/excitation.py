@@ -279,8 +279,8 @@ def sample_trajectory(traj: FourierTrajectory, *, periods: int = 1, rate: float 
 
 
 def _duration(seconds: float) -> dict:
-    sec = int(math.floor(seconds))
-    return {'sec': sec, 'nanosec': int(round((seconds - sec) * 1e9)) % 1_000_000_000}
+    sec, nanosec = divmod(int(round(seconds * 1e9)), 1_000_000_000)
+    return {'sec': sec, 'nanosec': nanosec}
 
 
 def trajectory_yaml(traj: FourierTrajectory, *, periods: int = 3, rate: float = 50.0,
@@ -288,9 +288,9 @@ def trajectory_yaml(traj: FourierTrajectory, *, periods: int = 3, rate: float = 
     """
     Return a ``trajectory_msgs/msg/JointTrajectory`` as YAML (message fields).
 
-    Usable as ``ros2 topic pub --once /joint_trajectory_controller/joint_trajectory
-    trajectory_msgs/msg/JointTrajectory "$(cat excite.yaml)"`` or as the trajectory of a
-    FollowJointTrajectory goal.  The first point is ``q(0)`` at rest at ``approach_time``
+    Played by ``manip-dynamics identify play excite.yaml`` (too large for ``ros2 topic
+    pub``'s command line) or used as the trajectory of a FollowJointTrajectory goal.  The
+    first point is ``q(0)`` at rest at ``approach_time``
     (the controller moves there from the current pose), then ``periods`` periods sampled
     at ``rate`` Hz with positions, velocities and accelerations.
     """

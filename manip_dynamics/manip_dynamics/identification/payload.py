@@ -38,6 +38,7 @@ from numpy.typing import ArrayLike, NDArray
 from manip_dynamics.errors import InputError
 from manip_dynamics.identification.regressor import body_from_parameters
 from manip_dynamics.inputs import float_array
+from manip_dynamics.spatial import inertia_problem
 
 FloatArray = NDArray[np.float64]
 
@@ -48,8 +49,9 @@ class PayloadEstimate:
     A payload estimate in the form of ``RobotModel.set_payload``.
 
     ``link``; ``mass`` [kg]; ``com`` (3,) [m] in the link frame; ``inertia`` (6,) ``ixx ixy
-    ixz iyy iyz izz`` about the centre of mass [kg m^2] (zeros from static data);
-    ``residual_rms`` (n,) [N m] of the fit; ``samples``; ``with_inertia``.
+    ixz iyy iyz izz`` about the centre of mass [kg m^2] (zeros from static data, and when
+    the fitted inertia is not one a rigid body can have); ``residual_rms`` (n,) [N m] of the
+    fit; ``samples``; ``with_inertia``; ``note``: why the inertia is not given, or ``''``.
     """
 
     link: str
@@ -59,6 +61,7 @@ class PayloadEstimate:
     residual_rms: FloatArray
     samples: int
     with_inertia: bool
+    note: str = ''
 
 
 def _link_to_body_map(model, link: str) -> tuple[int, FloatArray]:
@@ -113,9 +116,17 @@ def _samples(value: ArrayLike, what: str, n: int) -> np.ndarray:
 
 def estimate_payload(model, link: str, q: ArrayLike, tau: ArrayLike, *,
                      qd: ArrayLike | None = None, qdd: ArrayLike | None = None,
-                     include_friction: bool = False) -> PayloadEstimate:
+                     include_friction: bool = True,
+                     include_armature: bool = True) -> PayloadEstimate:
     """
     Estimate a payload on ``link`` from measured torques and the model (without payload).
+
+    Least squares on the payload's inertial parameters (Khalil and Dombre sec. 12.4): the
+    measured torques minus the model's inverse dynamics, joint friction and rotor inertia
+    included (what the arm's joints apply besides the payload), against the payload
+    columns of the regressor. Static poses give the mass and centre of mass; moving data the
+    inertia too, returned only when it is one a rigid body can have (Craig sec. 6.3:
+    positive principal moments obeying the triangle inequality), else with the reason.
 
     :param model: The model without the payload (a payload already set on it counts as
         part of the arm).
@@ -124,7 +135,10 @@ def estimate_payload(model, link: str, q: ArrayLike, tau: ArrayLike, *,
     :param tau: Measured torques (N, n) [N m or N].
     :param qd: Velocities (N, n); None for static poses (then ``qdd`` must be None too).
     :param qdd: Accelerations (N, n).
-    :param include_friction: Subtract the model's friction from the measurements.
+    :param include_friction: Subtract the model's joint friction (viscous + Coulomb) from
+        the measurements (default: the model as loaded; it used to be left in, which
+        biased the estimate from motion by the friction torques).
+    :param include_armature: Subtract the model's rotor inertia ``armature * qdd``.
     :return: :class:`PayloadEstimate`.
     :raises InputError: Too few or too similar poses (mass and centre of mass not
         determined), or a non-positive estimated mass.
@@ -141,7 +155,8 @@ def estimate_payload(model, link: str, q: ArrayLike, tau: ArrayLike, *,
         if arr.shape != q.shape:
             raise InputError('%s has shape %s but q has %s' % (name, arr.shape, q.shape))
     body, link_map = _link_to_body_map(model, link)
-    residual = tau - model.inverse_dynamics(q, qd, qdd, include_friction=include_friction)
+    residual = tau - model.inverse_dynamics(q, qd, qdd, include_friction=include_friction,
+                                            include_armature=include_armature)
     y = model.regressor(q, qd, qdd)[..., 10 * body:10 * body + 10] @ link_map  # (N, n, 10)
     cols = 4 if static else 10
     w = y[..., :cols].reshape(-1, cols)
@@ -159,11 +174,19 @@ def estimate_payload(model, link: str, q: ArrayLike, tau: ArrayLike, *,
         raise InputError('estimated payload mass %.4g kg is not positive: no payload on %r, '
                          'or the model is off' % (params[0], link))
     mass, com, i_c = body_from_parameters(params)
+    note = ''
     if static:
         i_c = np.zeros((3, 3))
+        note = 'static poses determine the mass and the centre of mass only'
+    else:
+        problem = inertia_problem(i_c)
+        if problem is not None:
+            note = ('the fitted inertia is not one a rigid body can have (%s): not given; '
+                    'move the link through more orientations, or check the model' % problem)
+            i_c = np.zeros((3, 3))
     fit = (b - w @ x).reshape(q.shape)
     return PayloadEstimate(
         link=link, mass=mass, com=com,
         inertia=np.array([i_c[0, 0], i_c[0, 1], i_c[0, 2], i_c[1, 1], i_c[1, 2], i_c[2, 2]]),
         residual_rms=np.sqrt(np.mean(fit ** 2, axis=0)), samples=q.shape[0],
-        with_inertia=not static)
+        with_inertia=not note, note=note)

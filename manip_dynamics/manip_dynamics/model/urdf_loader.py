@@ -183,6 +183,57 @@ def _check_numbers(robot: ElementTree.Element) -> None:
                 stack.append((child, where))
 
 
+_PREFIXED_NAME = re.compile(r'</?([A-Za-z_][\w.-]*):[A-Za-z_]|\s([A-Za-z_][\w.-]*):[\w.-]+\s*=')
+_DECLARED_PREFIX = re.compile(r'xmlns:([A-Za-z_][\w.-]*)\s*=')
+
+
+def _parse_xml(xml: str | bytes, messages: list[str]) -> ElementTree.Element:
+    """
+    Parse XML text; declare namespace prefixes a xacro left undeclared, as urdfdom ignores them.
+
+    urdfdom (TinyXML) does not know namespaces: ``<xacro:property>`` is an element it does
+    not read. An XML parser refuses a prefix without ``xmlns:`` declaration ("unbound
+    prefix"); such prefixes are declared here (an ``urn:`` of no meaning), so the elements
+    land in another namespace and are ignored like every element the dynamics do not read.
+
+    :param messages: Receives one note naming the prefixes declared.
+    :raises ElementTree.ParseError: XML that does not parse for another reason.
+    """
+    try:
+        return ElementTree.fromstring(xml)
+    except ElementTree.ParseError as exc:
+        if 'unbound prefix' not in str(exc):
+            raise
+    text = xml.decode('utf-8', errors='replace') if isinstance(xml, bytes) else xml
+    declared = set(_DECLARED_PREFIX.findall(text)) | {'xml', 'xmlns'}
+    used = {a or b for a, b in _PREFIXED_NAME.findall(text)} - declared
+    start = re.search(r'<robot\b', text)
+    if not used or start is None:
+        return ElementTree.fromstring(xml)  # raises the parser's own error again
+    declarations = ''.join(' xmlns:%s="urn:manip-dynamics:undeclared:%s"' % (p, p)
+                           for p in sorted(used))
+    fixed = text[:start.end()] + declarations + text[start.end():]
+    root = ElementTree.fromstring(fixed.encode('utf-8') if isinstance(xml, bytes) else fixed)
+    messages.append('namespace prefixes %s are used but never declared (xacro leftovers?): '
+                    'their elements and attributes are ignored, as urdfdom ignores them'
+                    % sorted(used))
+    return root
+
+
+def _default_axes(robot: ElementTree.Element, messages: list[str]) -> None:
+    """
+    Give an ``<axis>`` without ``xyz`` the URDF default ``1 0 0`` (noted in ``messages``).
+
+    urdfdom loads such a joint; urdf_parser_py fails on it with an internal error.
+    """
+    for joint in robot.iter('joint'):
+        axis = joint.find('axis')
+        if axis is not None and axis.get('xyz') is None:
+            axis.set('xyz', '1 0 0')
+            messages.append('joint %r: <axis> without xyz: loaded with the URDF default axis '
+                            '1 0 0' % joint.get('name'))
+
+
 def _local(tag: object, namespace: str) -> str | None:
     """Return an element's tag without the document's namespace, None for other tags."""
     if not isinstance(tag, str) or not tag.startswith(namespace):
@@ -264,7 +315,7 @@ def _dynamics_only(root: ElementTree.Element) -> ElementTree.Element:
     return out
 
 
-def parse_urdf(xml: str | bytes) -> tuple[object, list[str]]:
+def parse_urdf(xml: str | bytes, physics: list[str] | None = None) -> tuple[object, list[str]]:
     """
     Parse the parts of URDF text that the dynamics use, as urdfdom would accept them.
 
@@ -273,8 +324,11 @@ def parse_urdf(xml: str | bytes) -> tuple[object, list[str]]:
     urdf_parser_py, whose messages are collected instead of printed.
 
     :param xml: URDF XML text (str, or UTF-8 / declared-encoding bytes).
+    :param physics: Receives what was read differently from the text in a way that matters
+        for the dynamics (an ``<axis>`` without ``xyz`` taken as ``1 0 0``): warnings.
     :return: The ``urdf_parser_py`` Robot (links with ``inertial`` only, joints) and the
-        parser's remaining messages (normally none; never about physics).
+        remaining messages (undeclared namespace prefixes, the parser's own; never about
+        physics).
     :raises URDFError: Empty text, malformed XML, a root element other than ``<robot>``,
         a ``<robot>`` without a name, or a link or joint urdfdom would refuse too (e.g. a
         ``<limit>`` without ``effort``).
@@ -285,9 +339,10 @@ def parse_urdf(xml: str | bytes) -> tuple[object, list[str]]:
         raise URDFError('URDF must be a string, got %s' % type(xml).__name__)
     if not xml.strip():
         raise URDFError('URDF is empty')
+    messages: list[str] = []
     try:
         # A str is parsed as the text it is, whatever encoding its declaration names.
-        root = ElementTree.fromstring(xml)
+        root = _parse_xml(xml, messages)
     except ElementTree.ParseError as exc:
         raise URDFError('malformed URDF: the XML does not parse: %s' % exc) from None
     except (ValueError, LookupError) as exc:  # e.g. an unknown declared encoding
@@ -300,11 +355,12 @@ def parse_urdf(xml: str | bytes) -> tuple[object, list[str]]:
                         'such a file too)')
     kept = _dynamics_only(root)
     _check_numbers(kept)
+    _default_axes(kept, messages if physics is None else physics)
     stripped = ElementTree.tostring(kept, encoding='utf-8')
-    messages: list[str] = []
+    parser_messages: list[str] = []
     with _PARSER_LOCK:
         saved = xml_core.on_error
-        xml_core.on_error = messages.append
+        xml_core.on_error = parser_messages.append
         try:
             robot = urdf_module.URDF.from_xml_string(stripped)
         except Exception as exc:  # noqa: B902 - the parser raises many unrelated types
@@ -312,7 +368,7 @@ def parse_urdf(xml: str | bytes) -> tuple[object, list[str]]:
             raise URDFError('malformed URDF: %s' % text) from None
         finally:
             xml_core.on_error = saved
-    return robot, [' '.join(m.split()) for m in messages]
+    return robot, messages + [' '.join(m.split()) for m in parser_messages]
 
 
 def _finite(value: float | None, what: str) -> float | None:
@@ -358,12 +414,11 @@ def _joint_info(joint: object) -> JointInfo:
         if joint.type != 'continuous':
             lo = _finite(limit.lower, 'joint %r limit lower' % name) or 0.0
             hi = _finite(limit.upper, 'joint %r limit upper' % name) or 0.0
-            if lo > hi:
-                raise URDFError('joint %r: lower limit %g is above upper limit %g'
-                                % (name, lo, hi))
             # lower == upper is a joint that cannot move within its limits (urdfdom reads
-            # it so); joint_limit_warnings says so at load time
-            lower, upper = lo, hi
+            # it so); lower > upper limits nothing: loaded without position limits.
+            # joint_limit_warnings says which at load time.
+            if lo <= hi:
+                lower, upper = lo, hi
     damping = friction = 0.0
     if joint.dynamics is not None:
         damping = _finite(joint.dynamics.damping, 'joint %r dynamics damping' % name) or 0.0
@@ -394,6 +449,10 @@ def joint_limit_warnings(info: JointInfo, joint: object) -> list[str]:
         out.append('%s joint without <limit> (urdfdom refuses it): loaded with no effort, '
                    'velocity or position limit; nodes that send efforts to an arm refuse it '
                    'unless the effort limits are given' % info.kind)
+    elif (info.kind != 'continuous' and joint.limit is not None and joint.limit.lower is not None
+          and joint.limit.upper is not None and joint.limit.lower > joint.limit.upper):
+        out.append('lower limit %g is above upper limit %g (urdfdom loads it so): loaded '
+                   'without position limits' % (joint.limit.lower, joint.limit.upper))
     elif info.kind != 'continuous' and joint.limit is not None and info.lower == info.upper:
         out.append('lower and upper limits are both %g: the joint cannot move within its '
                    'limits (if they were left out, they default to 0; give both)' % info.lower)
@@ -492,7 +551,8 @@ def load_urdf_string(xml: str, *, root_link: str | None = None,
         non-finite numbers, no actuated joint below ``root_link``; with ``strict``, any
         warning.
     """
-    robot, _ = parse_urdf(xml)
+    physics: list[str] = []
+    robot, _ = parse_urdf(xml, physics)
     links = {}
     for link in robot.links:
         if link.name in links:
@@ -540,6 +600,7 @@ def load_urdf_string(xml: str, *, root_link: str | None = None,
 
     builder = _TreeBuilder(links, children, chain, root_link,
                            links_above_actuated_joints(children))
+    builder.warnings.extend(physics)
     builder.walk()
     for info in builder.joints:
         if info.mimic is not None and info.mimic not in joints:

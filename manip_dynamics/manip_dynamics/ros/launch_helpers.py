@@ -126,11 +126,12 @@ def missing_message(missing: Iterable[tuple[str, str, str]]) -> str:
                      for package, executable, argument in missing) + '. Nothing was started.'
 
 
-def is_true(value: str) -> bool:
+def is_true(value: str, name: str = '') -> bool:
     """
     Read a boolean launch argument as launch's IfCondition does.
 
     :param value: The argument text.
+    :param name: The argument's name, for the message.
     :return: True for ``true``/``1``/``yes``/``on`` (any case).
     :raises LaunchArgumentError: Anything else but ``false``/``0``/``no``/``off``.
     """
@@ -139,4 +140,27 @@ def is_true(value: str) -> bool:
         return True
     if text in ('false', '0', 'no', 'off'):
         return False
+    if name:
+        raise LaunchArgumentError('%s:=%s: expected true or false' % (name, value))
     raise LaunchArgumentError('expected true or false, got %r' % value)
+
+
+def state_publisher_wanted(value: str) -> bool:
+    """
+    Read the ``robot_state_publisher`` launch argument: true, false or auto.
+
+    ``auto`` (the default of the launch files) starts robot_state_publisher where it is
+    installed; elsewhere the suite's description_publisher provides /robot_description (no
+    TF), so the lines without RViz work on a machine without either.
+
+    :param value: The argument text.
+    :return: Whether to start robot_state_publisher.
+    :raises LaunchArgumentError: Not true, false or auto.
+    """
+    if value.strip().lower() == 'auto':
+        return executable_path('robot_state_publisher', 'robot_state_publisher') is not None
+    try:
+        return is_true(value, 'robot_state_publisher')
+    except LaunchArgumentError:
+        raise LaunchArgumentError('robot_state_publisher:=%s: expected true, false or auto'
+                                  % value) from None

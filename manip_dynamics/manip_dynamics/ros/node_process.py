@@ -30,6 +30,8 @@ from typing import Iterable, Mapping
 
 import yaml
 
+from manip_dynamics.ros.discovery import loopback_environment
+
 #: The folder holding the ``manip_dynamics`` package this module belongs to (the source
 #: tree in a checkout, site-packages in an install).
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -53,8 +55,7 @@ def start_node(module: str, name: str, params: Mapping, *, remaps: Iterable[str]
     :param log_dir: Folder for the parameter and log files; default a new temporary one.
     :param env: Environment of the child; default this process's. PYTHONPATH is prefixed
         with :data:`PACKAGE_ROOT` and PYTHONUNBUFFERED set either way; loopback-only
-        discovery (``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``, ``ROS_LOCALHOST_ONLY=1``)
-        unless the environment sets those variables.
+        discovery always (:func:`manip_dynamics.ros.discovery.loopback_environment`).
     :return: The process; its ``log_path`` attribute is the path of the log file.
     """
     if log_dir is None:
@@ -66,9 +67,7 @@ def start_node(module: str, name: str, params: Mapping, *, remaps: Iterable[str]
     child_env['PYTHONPATH'] = PACKAGE_ROOT + os.pathsep + child_env.get('PYTHONPATH', '')
     child_env['PYTHONUNBUFFERED'] = '1'
     # the project's own node processes (tests, demo, benchmarks) stay on this machine
-    # unless the caller chose otherwise
-    child_env.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
-    child_env.setdefault('ROS_LOCALHOST_ONLY', '1')
+    child_env = loopback_environment(child_env)
     cmd = [sys.executable, '-m', 'manip_dynamics.ros.' + module, '--ros-args',
            '-r', '__node:=' + name, '--params-file', params_path]
     for rule in remaps:

@@ -41,14 +41,17 @@ import functools
 import os
 import re
 import signal
+import socket
 import sys
 import threading
 import time
 import traceback
 from typing import Any
 
-#: Exit code of a normal shutdown (signal or external shutdown).
+#: Exit code of a normal shutdown (signal, external shutdown, launching process gone).
 EXIT_OK = 0
+#: Environment variable: '0' lets a node outlive the process that started it.
+WATCH_PARENT_ENV = 'MANIP_DYNAMICS_WATCH_PARENT'
 
 
 class KindThrottle:
@@ -210,15 +213,39 @@ def _guarded_node_class() -> type:
         """
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
-            """Create the node (arguments as :class:`rclpy.node.Node`)."""
+            """
+            Create the node (arguments as :class:`rclpy.node.Node`).
+
+            It announces when and where it started on ``~/_started`` (std_msgs/String
+            ``"<start ns> <pid> <host>"``, transient local) and listens there, so that of
+            two nodes of one name the younger one knows it is the younger one.
+            """
             super().__init__(*args, **kwargs)
             from rcl_interfaces.msg import ParameterDescriptor
+            from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+            from std_msgs.msg import String
             value = self.declare_parameter(
                 'allow_duplicate_name', False, ParameterDescriptor(
                     description='Run even when a node of the same name is already on the '
                     "graph (two nodes of one name answer each other's requests)",
                     read_only=True)).value
             self.allow_duplicate_name = value is True
+            self.started_ns = time.time_ns()
+            self.others_started: dict[str, tuple[int, int, str]] = {}
+            self._start_token = '%d %d %s' % (self.started_ns, os.getpid(),
+                                              socket.gethostname())
+            qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+            self._start_pub = self.create_publisher(String, '~/_started', qos)
+            self.create_subscription(String, '~/_started', self._started_callback, qos)
+            self._start_pub.publish(String(data=self._start_token))
+
+        def _started_callback(self, msg: Any) -> None:
+            """Remember another node of this name: its start time, process and host."""
+            if msg.data == self._start_token:
+                return
+            start, pid, host = msg.data.split(' ', 2)
+            self.others_started[msg.data] = (int(start), int(pid), host)
 
         def create_subscription(self, msg_type: Any, topic: str, callback: Callable,
                                 *args: Any, **kwargs: Any) -> Any:
@@ -264,12 +291,32 @@ DUPLICATE_CHECK_PERIOD = 0.2
 DUPLICATE_WARN_PERIOD = 10.0
 
 
-def duplicate_name_message(node: Any) -> str | None:
-    """
-    Return why ``node`` must not run when another node of its name is on the graph.
+def _process_name(pid: int, host: str) -> str:
+    """Return ``'pid P on H (command)'`` for another process, the command when readable."""
+    text = 'process %d on %s' % (pid, host)
+    if host == socket.gethostname():
+        try:
+            with open('/proc/%d/cmdline' % pid, 'rb') as stream:
+                words = stream.read().split(b'\0')
+            command = ' '.join(w.decode('utf-8', 'replace') for w in words[:3] if w)
+            text += ' (%s)' % command
+        except OSError:
+            pass
+    return text
 
-    :param node: The node (an rclpy Node).
-    :return: The message, or None when its name is unique (or duplicates are allowed).
+
+def duplicate_name_message(node: Any, final: bool = False) -> str | None:
+    """
+    Return why ``node`` must not run beside another node of its name, or None.
+
+    A node of the same name and namespace on the graph that started earlier (its
+    ``~/_started`` announcement) makes this one refuse; one that started later refuses
+    itself. One that announced nothing (not a node of this package) counts as older once
+    the check window closes (``final``).
+
+    :param node: A :class:`GuardedNode`.
+    :param final: The last check of the start-up window.
+    :return: The message naming the other node's process when known, or None.
     """
     if getattr(node, 'allow_duplicate_name', False):
         return None
@@ -278,12 +325,19 @@ def duplicate_name_message(node: Any) -> str | None:
                 if n == name and ns == namespace)
     if count < 2:
         return None
+    others = getattr(node, 'others_started', {})
+    older = sorted(v for v in others.values() if v[0] < getattr(node, 'started_ns', 0))
+    if older:
+        who = 'in %s' % _process_name(older[0][1], older[0][2])
+    elif others or not final:
+        return None   # this one is the oldest (the others refuse), or no word yet
+    else:
+        who = '(it announced no start: not a manip_dynamics node; `ros2 node list` shows it)'
     full = (namespace.rstrip('/') + '/' + name) if namespace != '/' else '/' + name
-    return ('a node named %s is already running on this ROS domain (its process is not '
-            'known to rclpy; `ros2 node list` shows it): two nodes of one name answer each '
-            "other's requests, so this one does not run. Stop the other one, start this one "
-            'under another name (--ros-args -r __node:=NAME), or set the parameter '
-            'allow_duplicate_name:=true' % full)
+    return ('a node named %s is already running on this ROS domain %s: two nodes of one name '
+            "answer each other's requests, so this one does not run. Stop the other one, "
+            'start this one under another name (--ros-args -r __node:=NAME), or set the '
+            'parameter allow_duplicate_name:=true' % (full, who))
 
 
 def _fallback_kernel_steps() -> list[tuple[str, Callable[[], object]]]:
@@ -377,9 +431,15 @@ def prepare_kernels(logger: Any, slow: float = 0.5) -> float:
 
 def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = None,
              startup_errors: tuple = (), report: Callable[[str, Exception], int] | None = None,
-             before_destroy: Callable[[Any], None] | None = None) -> int:
+             before_destroy: Callable[[Any], None] | None = None, prepare: bool = True) -> int:
     """
     Prepare the kernels, create the node, spin it until shutdown and stop it cleanly.
+
+    The node also stops, as on Ctrl-C, when the process that started it has gone (its
+    parent PID changes: ``kill`` of ``ros2 launch`` alone ends the launch without stopping
+    the nodes, and an orphaned compensation would keep commanding the arm); set the
+    environment variable ``MANIP_DYNAMICS_WATCH_PARENT=0`` to let a node outlive its
+    parent on purpose.
 
     SIGINT and SIGTERM only ask the spin loop to stop (rclpy's own handler is not
     installed, so the context stays valid for ``before_destroy``, e.g. a last zero
@@ -395,6 +455,8 @@ def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = Non
     :param report: Logs such an exception and returns the exit code.
     :param before_destroy: Called with the node after the spin loop, before it is
         destroyed, while the context is still valid.
+    :param prepare: Compile or load the dynamics kernels first (False: a node that computes
+        no dynamics, e.g. the description publisher).
     :return: The exit code: 0 after a signal or an external shutdown, ``report``'s code
         after a start-up error.
     """
@@ -405,6 +467,8 @@ def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = Non
 
     stop = threading.Event()
     spinning = threading.Event()
+    # watched in the spin loop; 1 (init) or 0 (no parent known): started by no launcher
+    parent_pid = os.getppid() if os.environ.get(WATCH_PARENT_ENV, '1') != '0' else 0
 
     def request_stop(signum: int, frame: Any) -> None:
         stop.set()
@@ -423,7 +487,8 @@ def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = Non
     code = EXIT_OK
     try:
         rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
-        prepare_kernels(get_logger(name))
+        if prepare:
+            prepare_kernels(get_logger(name))
         if stop.is_set():
             return code
         try:
@@ -436,11 +501,19 @@ def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = Non
         started = time.monotonic()
         next_check = started
         while not stop.is_set() and rclpy.ok():
+            if parent_pid > 1 and os.getppid() != parent_pid:
+                # the launching process died without stopping its children (SIGTERM or
+                # SIGKILL to `ros2 launch` alone): stop as on Ctrl-C, not run on orphaned
+                node.get_logger().warning(
+                    'the process that started this node (pid %d) has gone: stopping as on '
+                    'Ctrl-C' % parent_pid)
+                break
             now = time.monotonic()
             if now >= next_check:
                 young = now - started <= DUPLICATE_CHECK_SECONDS
                 next_check = now + (DUPLICATE_CHECK_PERIOD if young else DUPLICATE_WARN_PERIOD)
-                refusal = duplicate_name_message(node)
+                final = now - started + DUPLICATE_CHECK_PERIOD > DUPLICATE_CHECK_SECONDS
+                refusal = duplicate_name_message(node, final=young and final)
                 if refusal is not None and young:
                     node.get_logger().error('cannot start: %s' % refusal)
                     code = 1

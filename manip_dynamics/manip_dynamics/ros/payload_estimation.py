@@ -134,8 +134,7 @@ def handle_estimate_payload(model: RobotModel, window: JointStateWindow,
         est = estimate_payload(bare, request.link, q, tau)
     else:
         qdd = np.gradient(qd, t, axis=0)
-        est = estimate_payload(bare, request.link, q, tau, qd=qd, qdd=qdd,
-                               include_friction=True)
+        est = estimate_payload(bare, request.link, q, tau, qd=qd, qdd=qdd)
     response.mass = float(est.mass)
     response.center_of_mass.x, response.center_of_mass.y, response.center_of_mass.z = (
         float(v) for v in est.com)
@@ -146,7 +145,8 @@ def handle_estimate_payload(model: RobotModel, window: JointStateWindow,
     response.residual_rms = [float(v) for v in est.residual_rms]
     text = '%.4g kg at (%.4g, %.4g, %.4g) m on %r from %d samples (%s)' % (
         est.mass, *est.com, request.link, est.samples,
-        'static: mass and centre of mass' if static else 'with motion: inertia too')
+        'static: mass and centre of mass' if static else
+        'with motion: inertia too' if est.with_inertia else 'with motion; %s' % est.note)
     if request.apply:
         model.set_payload(request.link, est.mass, est.com, est.inertia)
         payloads[request.link] = (float(est.mass), [float(v) for v in est.com],

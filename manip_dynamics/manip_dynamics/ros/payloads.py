@@ -91,9 +91,12 @@ def apply_payload_request(model: RobotModel, payloads: Payloads, request: Any) -
     """
     com = [request.center_of_mass.x, request.center_of_mass.y, request.center_of_mass.z]
     inertia = [request.ixx, request.ixy, request.ixz, request.iyy, request.iyz, request.izz]
+    had = request.link in model.payloads
     model.set_payload(request.link, request.mass, com, inertia)
     if request.mass == 0.0:
         payloads.pop(request.link, None)
+        if not had:
+            return 'link %r had no payload: nothing to remove' % request.link
         return 'removed the payload of link %r' % request.link
     payloads[request.link] = (float(request.mass), com, inertia)
     return 'payload of %g kg on link %r' % (request.mass, request.link)

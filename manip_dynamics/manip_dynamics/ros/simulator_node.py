@@ -80,6 +80,18 @@ MAX_BACKLOG = 0.1
 THROTTLE = 1.0
 #: Node name (also the default of ``-r __node:=``).
 NODE_NAME = 'simulator'
+#: After ``~/reset``, a command releases the brakes only when it holds the reset pose: the
+#: joint accelerations it gives at rest there are at most this large [rad/s^2 or m/s^2].
+#: A command computed from a state before the reset, still in flight, does not; applied,
+#: it gave the arm a velocity that a pure gravity compensation then kept (issue 23).
+RESET_HOLD_ACCELERATION = 1e-2
+#: ... or when commands have kept coming for this long after the reset [s]: a controller
+#: that moves the arm at once, or one with a model other than the simulator's.
+RESET_RELEASE_WAIT = 0.5
+#: The simulated clock starts (and restarts on ``~/reset``) one step after 0, the start pose
+#: held for that step: a zero header stamp means "not stamped" to ROS tools (the observer
+#: ignores such a sample), and the state published at once must not carry one.
+FIRST_STEP = 1
 
 
 def default_initial_positions(model: RobotModel, urdf_xml: str) -> FloatArray:
@@ -171,6 +183,8 @@ class SimulatorNode(GuardedNode):
         self._throttle = KindThrottle(self.get_logger(), THROTTLE)
         # Brakes: every joint held until the first command (parameter brakes).
         self._braked = False
+        # wall time of the last ~/reset while its brakes are on (None: no reset pending)
+        self._reset_wall: float | None = None
         # Joints whose command went stale (zero effort applied), reported once each way.
         self._stale_reported = np.zeros(0, dtype=bool)
 
@@ -316,7 +330,7 @@ class SimulatorNode(GuardedNode):
         self._command_step = np.full(model.dof, -math.inf)
         self._stale_reported = np.zeros(model.dof, dtype=bool)
         self._braked = bool(p['brakes'])
-        self._steps = 0
+        self._steps = FIRST_STEP
         self._until_publish = self._steps_per_publish
         self._restart_clock()
         self.get_logger().info(
@@ -347,11 +361,41 @@ class SimulatorNode(GuardedNode):
         self._command[index] = values
         self._command_stamp[index] = time.monotonic()
         self._command_step[index] = self._steps
-        if self._braked:
-            self._braked = False
-            self._restart_clock()
-            self.get_logger().info('brakes released at t = %.4f s: first command arrived on %s'
-                                   % (self._steps / self._params['rate'], source))
+        if not self._braked:
+            return
+        how = 'first command arrived on %s' % source
+        if self._reset_wall is not None:
+            waited = time.monotonic() - self._reset_wall
+            acc = self._reset_pose_acceleration()
+            if acc > RESET_HOLD_ACCELERATION and waited < RESET_RELEASE_WAIT:
+                self._throttle.log(
+                    'info', 'brakes stay on after the reset: the command on %s would '
+                    'accelerate the reset pose at %.3g rad/s^2 (computed from a state before '
+                    'the reset?); waiting for one that holds it (at most %g s)' % (
+                        source, acc, RESET_RELEASE_WAIT), kind='reset release')
+                return
+            how = ('command on %s holds the reset pose' % source if acc <= RESET_HOLD_ACCELERATION
+                   else 'commands on %s kept coming for %.2f s after the reset without holding '
+                   'its pose (%.3g rad/s^2)' % (source, waited, acc))
+        self._braked = False
+        self._reset_wall = None
+        self._restart_clock()
+        self.get_logger().info('brakes released at t = %.4f s: %s'
+                               % (self._steps / self._params['rate'], how))
+
+    def _reset_pose_acceleration(self) -> float:
+        """Return the largest joint acceleration the current command gives at rest at q0."""
+        model = self._model
+        tau = self._command
+        if self._params['clamp_effort']:
+            limit = model.effort_limits
+            tau = np.clip(tau, -limit, limit)
+        try:
+            qdd = model.forward_dynamics(self._q0, np.zeros(model.dof), tau,
+                                         include_armature=True)
+        except ValueError:
+            return math.inf
+        return float(np.max(np.abs(qdd))) if qdd.size else 0.0
 
     def commands_callback(self, msg: Float64MultiArray) -> None:
         """Take efforts in ``command_joints`` order (JointGroupEffortController contract)."""
@@ -432,11 +476,12 @@ class SimulatorNode(GuardedNode):
             self._failed = False
             self._paused = False
         # Commands are kept (they still time out): a running controller keeps driving.
-        self._command_step -= self._steps
-        self._steps = 0
+        self._command_step -= self._steps - FIRST_STEP
+        self._steps = FIRST_STEP
         self._until_publish = self._steps_per_publish
         self._restart_clock()
         self._braked = bool(self._params['brakes'])
+        self._reset_wall = time.monotonic() if self._braked else None
         if not self._paused:
             self._publish()
         response.success = True

@@ -100,11 +100,10 @@ class ViewerNode(GuardedNode):
                                         'link other than the root, else the tip link (as the '
                                         'observer)')
         self._payloads: Payloads = declare_payload_parameters(self)
-        try:
-            from manip_dynamics.viewer.server import ArmView
-        except ImportError as error:
-            raise StartupError('the viewer needs viser (%s): pip install viser, or install '
-                               "manip_dynamics with the 'viewer' extra" % error) from None
+        from manip_dynamics.viewer.server import ArmView, viser_missing
+        missing = viser_missing()
+        if missing:
+            raise StartupError(missing)
 
         self._lock = threading.Lock()
         self._scene: RobotScene | None = None

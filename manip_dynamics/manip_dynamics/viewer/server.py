@@ -56,6 +56,23 @@ LEGEND = ('**Arrows** along each joint axis, right-hand rule, half the reach at 
           '<span style="color:#9650dc">Violet</span> sphere: payload.')
 
 
+def viser_missing() -> str:
+    """
+    Return why the web viewer cannot start here, or '' when it can.
+
+    The viewer's one third-party dependency, viser, is imported only when an
+    :class:`ArmView` is created; the nodes and the CLI ask this first, so that a missing
+    viser is one clear line (with the ways to install it) instead of a traceback from
+    inside the view's constructor.
+    """
+    try:
+        import viser  # noqa: F401
+    except ImportError as error:
+        return ('the viewer needs viser (%s): pip install viser, or install manip_dynamics '
+                "with the 'viewer' extra (pip install 'manip_dynamics[viewer]')" % error)
+    return ''
+
+
 def _wxyz(rotation: np.ndarray) -> np.ndarray:
     """Return the unit quaternion (w, x, y, z) of a rotation matrix (Shepperd's method)."""
     m = rotation

@@ -207,8 +207,10 @@ def test_reset_returns_to_ready_pose_and_arm_falls_without_commands(graph):
     t0 = time.monotonic()
     reset(graph)
     msgs = sim_time_elapsed(graph, '/joint_states', 1.0, after=t0)
-    first = [m for m in msgs if stamp_seconds(m) < 1e-9]
-    assert first, 'no message at t = 0 after the reset'
+    # published at once, stamped one held step after 0: never a zero ("unstamped") stamp
+    assert all(stamp_seconds(m) > 0.0 for m in msgs), 'a joint state with a zero stamp'
+    first = [m for m in msgs if stamp_seconds(m) <= 0.01]
+    assert first, 'no message at the start of simulated time after the reset'
     np.testing.assert_allclose(first[0].position, READY, atol=1e-5)
     np.testing.assert_allclose(first[0].velocity, 0.0, atol=0.0)
     # No torque: gravity pulls the arm away from the ready pose within one simulated second.

@@ -40,6 +40,7 @@ from manip_dynamics.bundled import urdf_path
 from manip_dynamics.cli import build_parser
 from manip_dynamics.cli.common import CliError, parse_joint_values
 from manip_dynamics.model_check import check_urdf_string
+from manip_dynamics.ros.discovery import loopback_environment
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 240
@@ -54,8 +55,7 @@ def run_cli(*args: str, expect: int | None = 0) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env['PYTHONPATH'] = str(PACKAGE_ROOT) + os.pathsep + env.get('PYTHONPATH', '')
     env['MPLBACKEND'] = 'Agg'
-    env['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    env['ROS_LOCALHOST_ONLY'] = '1'
+    env = loopback_environment(env)
     proc = subprocess.run([sys.executable, '-m', 'manip_dynamics.cli', *args],
                           capture_output=True, text=True, timeout=TIMEOUT, env=env,
                           cwd=str(PACKAGE_ROOT))

@@ -48,6 +48,8 @@ import sys
 
 import pytest
 
+from manip_dynamics.ros.discovery import loopback_environment
+
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 REPO_ROOT = PACKAGE_ROOT.parent
 DOC_FILES = sorted((REPO_ROOT / 'docs').glob('*.md')) + [REPO_ROOT / 'README.md']
@@ -101,8 +103,9 @@ def _env() -> dict[str, str]:
     env = dict(os.environ)
     env['PYTHONPATH'] = str(PACKAGE_ROOT) + os.pathsep + env.get('PYTHONPATH', '')
     env['MPLBACKEND'] = 'Agg'
-    env['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    env['ROS_LOCALHOST_ONLY'] = '1'
+    env.update(loopback_environment(env))
+    if 'ROS_LOCALHOST_ONLY' not in loopback_environment(env):
+        env.pop('ROS_LOCALHOST_ONLY', None)
     return env
 
 
