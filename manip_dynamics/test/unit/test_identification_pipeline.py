@@ -210,9 +210,9 @@ def test_written_urdf_loads_checks_clean_and_changes_only_inertials(run, identif
     Only <inertial> and <dynamics> change; ``check`` finds no error and no new warning.
 
     ``check`` also compares inertias with the links' visual shapes (a plausibility
-    heuristic).  The bundled cobot7 already has two such warnings, and the simulated true
-    arm written into the same file triggers a third (link 5's perturbed inertia exceeds
-    mass x shape size^2): the identified file may show those, and nothing else.
+    heuristic).  The simulated true arm written into the same file triggers one (link 5's
+    perturbed inertia exceeds mass x shape size^2), link 1's unidentifiable parameters may
+    trigger another: the identified file may show those, and nothing else.
     """
     assert _strip(identified['written']) == _strip(identified['text'])
     assert identified['written'] != identified['text']
@@ -223,6 +223,11 @@ def test_written_urdf_loads_checks_clean_and_changes_only_inertials(run, identif
         stream.write(true_text)
     allowed = {(f['kind'], f['name']) for path in (urdf_path('cobot7'), true_path)
                for f in _check(path, capsys)}
+    # link 1 turns about the vertical axis only: its mass, centre of mass and Ixx, Iyy do
+    # not enter any joint torque, so the fit leaves them to the regularization and the
+    # shape heuristic may flag them (the bundled file's own link-1 warning covered this
+    # until issue 23 drew the shoulder column on link 1)
+    allowed.add(('link', 'cobot7_link1'))
     new = [f for f in _check(identified['path'], capsys)
            if (f['kind'], f['name']) not in allowed]
     assert not new, new
