@@ -193,6 +193,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     from manip_dynamics.cli import identify   # identify excite | fit | validate | simulate
     identify.register(sub, common, _Parser)
+
+    from manip_dynamics.cli import retime
+    text = ('near time-optimal trajectory through waypoints within velocity, acceleration '
+            'and torque limits (payload and friction included)')
+    p = sub.add_parser('retime', parents=[common], help=text, description=text,
+                       epilog=retime.RETIME_EXAMPLE,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    retime.add_arguments(p)
+    p.set_defaults(func=retime.cmd_retime)
     return parser
 
 

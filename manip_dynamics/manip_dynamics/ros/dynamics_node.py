@@ -16,7 +16,8 @@
 The ``dynamics_node`` (default name ``manip_dynamics``): dynamics services and torque topics.
 
 Services (manip_dynamics_interfaces): ``~/inverse_dynamics``, ``~/forward_dynamics``,
-``~/dynamics_terms``, ``~/cartesian_dynamics``, ``~/trajectory_efforts``, ``~/set_payload``.
+``~/dynamics_terms``, ``~/cartesian_dynamics``, ``~/trajectory_efforts``, ``~/retime``,
+``~/set_payload``.
 Topics: for every joint_states message ``~/gravity_torques`` g(q) and ``~/coriolis_torques``
 C(q, qd) qd (sensor_msgs/JointState, name + effort, input stamp), and ``~/torque_markers``
 (visualization_msgs/MarkerArray) for RViz. Every equation is the library's
@@ -49,11 +50,11 @@ from manip_dynamics.ros.node_runtime import GuardedNode, KindThrottle, run_node
 from manip_dynamics.ros.payload_estimation import handle_estimate_payload, JointStateWindow
 from manip_dynamics.ros.payloads import apply_payload_request, Payloads, reapply_payloads
 from manip_dynamics.ros.robot_description import (
-    declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
-    report_startup_error, RobotDescriptionSource, STARTUP_ERRORS, StartupError)
+    declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_float_list,
+    param_string, report_startup_error, RobotDescriptionSource, STARTUP_ERRORS, StartupError)
 from manip_dynamics_interfaces.srv import (
     ComputeTrajectoryEfforts, EstimatePayload, ForwardDynamics, GetCartesianDynamics,
-    GetDynamicsTerms, InverseDynamics, SetPayload)
+    GetDynamicsTerms, InverseDynamics, RetimeTrajectory, SetPayload)
 
 #: Default node name (the executable is ``dynamics_node``).
 NODE_NAME = 'manip_dynamics'
@@ -116,6 +117,16 @@ class DynamicsNode(GuardedNode):
         self.singular_damping = param_float(
             self, 'singular_damping', 1e-2,
             'cartesian_dynamics: damping of the inverse near a singularity', low=0.0)
+        self.acceleration_limits = param_float_list(
+            self, 'acceleration_limits', '~/retime: acceleration limits [rad/s^2 | m/s^2] '
+            'when a request gives none: one value for every joint, or one per joint in '
+            'model order (a URDF has no acceleration field)')
+        if any(v <= 0.0 for v in self.acceleration_limits):
+            raise StartupError('parameter acceleration_limits must be > 0, got %s'
+                               % self.acceleration_limits)
+        self.joint_limits_file = param_string(
+            self, 'joint_limits_file', '', "~/retime: MoveIt's joint_limits.yaml (velocity "
+            'and acceleration limits), read at each request; empty = none')
         if not self.joint_states_topic:
             raise StartupError('parameter joint_states_topic must not be empty')
         self.gate_parameters = declare_gate_parameters(self)
@@ -141,6 +152,7 @@ class DynamicsNode(GuardedNode):
                  self.cartesian_dynamics_callback),
                 (ComputeTrajectoryEfforts, '~/trajectory_efforts',
                  self.trajectory_efforts_callback),
+                (RetimeTrajectory, '~/retime', self.retime_callback),
                 (SetPayload, '~/set_payload', self.set_payload_callback),
                 (EstimatePayload, '~/estimate_payload', self.estimate_payload_callback)):
             self.create_service(srv_type, name, callback, qos_profile=SERVICE_QOS,
@@ -385,6 +397,45 @@ class DynamicsNode(GuardedNode):
                 resp.message = 'joint %r needs %.6g but its effort limit is %.6g' % (
                     names[worst], peaks[worst], limits[worst])
         return self._answer('trajectory_efforts', handler, request, response)
+
+    def retime_callback(self, request: RetimeTrajectory.Request,
+                        response: RetimeTrajectory.Response) -> RetimeTrajectory.Response:
+        """Answer ~/retime: a near time-optimal trajectory within every limit (planning/)."""
+        def handler(model, req, resp):
+            from manip_dynamics.planning import retime
+            from manip_dynamics.ros.trajectory_player import trajectory_from_document
+            order = list(req.waypoints.joint_names)
+            _, q, _, _ = trajectory_to_arrays(model, req.waypoints)
+            acc = None
+            if len(req.acceleration_limits):
+                acc = to_model_order(model, order, req.acceleration_limits,
+                                     what='acceleration_limits')
+            elif len(self.acceleration_limits) == 1:
+                acc = self.acceleration_limits[0]
+            elif self.acceleration_limits:
+                if len(self.acceleration_limits) != model.dof:
+                    raise ValueError('parameter acceleration_limits has %d values for %d '
+                                     'joints' % (len(self.acceleration_limits), model.dof))
+                acc = np.array(self.acceleration_limits)
+            traj = retime(model, q, acceleration_limits=acc,
+                          velocity_scale=req.velocity_scale or 1.0,
+                          acceleration_scale=req.acceleration_scale or 1.0,
+                          effort_scale=req.effort_scale or 1.0,
+                          joint_limits=self.joint_limits_file or None)
+            doc = traj.to_joint_trajectory(req.rate or 100.0)
+            if order:
+                for point in doc['points']:
+                    for field in ('positions', 'velocities', 'accelerations'):
+                        point[field] = from_model_order(model, order, point[field]).tolist()
+                doc['joint_names'] = order
+            resp.trajectory = trajectory_from_document(doc)
+            resp.trajectory.header = req.waypoints.header
+            resp.duration = traj.duration
+            resp.waypoint_times = traj.waypoint_times.tolist()
+            resp.peak_velocity = traj.report.velocity
+            resp.peak_acceleration = traj.report.acceleration
+            resp.peak_effort = traj.report.effort
+        return self._answer('retime', handler, request, response)
 
     def set_payload_callback(self, request: SetPayload.Request,
                              response: SetPayload.Response) -> SetPayload.Response:

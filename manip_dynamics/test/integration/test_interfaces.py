@@ -79,6 +79,14 @@ EXPECTED = {
          'peak_efforts': 'sequence<double>', 'within_limits': 'sequence<boolean>',
          'effort_limits': 'sequence<double>', 'feasible': 'boolean'},
     ),
+    'RetimeTrajectory': (
+        {'waypoints': 'trajectory_msgs/JointTrajectory',
+         'acceleration_limits': 'sequence<double>', 'velocity_scale': 'double',
+         'acceleration_scale': 'double', 'effort_scale': 'double', 'rate': 'double'},
+        {**STATUS_FIELDS, 'trajectory': 'trajectory_msgs/JointTrajectory',
+         'duration': 'double', 'waypoint_times': 'sequence<double>',
+         'peak_velocity': 'double', 'peak_acceleration': 'double', 'peak_effort': 'double'},
+    ),
     'SetPayload': (
         {'link': 'string', 'mass': 'double', 'center_of_mass': 'geometry_msgs/Point',
          'ixx': 'double', 'ixy': 'double', 'ixz': 'double', 'iyy': 'double', 'iyz': 'double',

@@ -1,0 +1,166 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Retiming against TOPP-RA (the ``toppra`` package) on the same waypoints and limits.
+
+Run: ``python benchmarks/retiming_benchmark.py`` (after ``source scripts/env.sh``;
+``toppra`` and ``pin`` come with scripts/requirements-dev.txt). For random 4-waypoint moves
+of cobot7 with a 2 kg payload, velocity limits from the URDF, 5 rad/s^2 and 60 % of the URDF
+effort limits: the duration of both, the computation time of both (TOPP-RA with Pinocchio's
+``rnea`` as its torque constraint, the way its docs build one), and how far each exceeds a
+limit when sampled at 1 kHz and 10 kHz (efforts with Pinocchio). ``--output FILE`` replaces
+the ``retiming`` block of FILE.
+"""
+
+import argparse
+import os
+import platform
+import sys
+import time
+
+from doc_blocks import marked_block, replace_marked_block
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                                'manip_dynamics'))
+
+import pinocchio as pin  # noqa: E402, I100
+import toppra as ta  # noqa: E402
+import toppra.algorithm as algo  # noqa: E402
+import toppra.constraint as constraint  # noqa: E402
+
+from manip_dynamics import RobotModel  # noqa: E402, I100, I201
+from manip_dynamics.bundled import urdf_path  # noqa: E402
+from manip_dynamics.planning import retime  # noqa: E402
+
+BEGIN = '<!-- retiming:begin -->'
+END = '<!-- retiming:end -->'
+READY = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+ACC = 5.0
+EFFORT_SCALE = 0.6
+PAYLOAD = ('tool0', 2.0, [0.0, 0.0, 0.05], [0.005, 0, 0, 0.005, 0, 0.005])
+
+
+def reference_model(model: RobotModel):
+    """Return Pinocchio's cobot7 with the same payload and rotor inertias."""
+    with open(urdf_path('cobot7'), encoding='utf-8') as stream:
+        ref = pin.buildModelFromXML(stream.read())
+    ref.gravity.linear = model.gravity
+    frame = ref.frames[ref.getFrameId(PAYLOAD[0])]
+    inertia = pin.Inertia(PAYLOAD[1], np.array(PAYLOAD[2]),
+                          np.diag([PAYLOAD[3][0], PAYLOAD[3][3], PAYLOAD[3][5]]))
+    ref.inertias[frame.parentJoint] += frame.placement.act(inertia)
+    ref.armature = model.armature
+    return ref
+
+
+def overshoot(model, ref, data, sample, duration: float, rate: float) -> dict:
+    """Return the largest use of each limit [1 = at the limit] sampled at ``rate``."""
+    t = np.arange(0.0, duration, 1.0 / rate)
+    q, qd, qdd = sample(t)
+    tau = np.array([pin.rnea(ref, data, a, b, c) for a, b, c in zip(q, qd, qdd)])
+    tau = tau + model.friction_torques(qd)
+    return {'velocity': float(np.max(np.abs(qd) / model.velocity_limits)),
+            'acceleration': float(np.max(np.abs(qdd) / ACC)),
+            'effort': float(np.max(np.abs(tau) / (EFFORT_SCALE * model.effort_limits)))}
+
+
+def run_toppra(model, ref, data, w: np.ndarray):
+    """Return TOPP-RA's trajectory and its computation time [s] (Pinocchio's rnea inside)."""
+    start = time.perf_counter()
+    path = ta.SplineInterpolator(np.linspace(0.0, 1.0, len(w)), w)
+    vel = constraint.JointVelocityConstraint(
+        np.vstack([-model.velocity_limits, model.velocity_limits]).T)
+    acc = constraint.JointAccelerationConstraint(
+        np.vstack([-np.full(model.dof, ACC), np.full(model.dof, ACC)]).T)
+    tau = EFFORT_SCALE * model.effort_limits
+
+    def inv_dyn(q, qd, qdd):
+        return pin.rnea(ref, data, q, qd, qdd)
+    torque = constraint.JointTorqueConstraint(inv_dyn, np.vstack([-tau, tau]).T,
+                                              np.zeros(model.dof))
+    result = algo.TOPPRA([vel, acc, torque], path).compute_trajectory(0, 0)
+    return result, time.perf_counter() - start
+
+
+def main() -> None:
+    """Print the comparison, optionally into a Markdown file."""
+    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
+    parser.add_argument('--output', help='Markdown file whose retiming block is replaced')
+    parser.add_argument('--quick', action='store_true', help='3 moves instead of 8')
+    args = parser.parse_args()
+    model = RobotModel.from_urdf_file(urdf_path('cobot7'))
+    model.set_payload(*PAYLOAD)
+    ref = reference_model(model)
+    data = ref.createData()
+    rng = np.random.default_rng(0)
+    moves = 3 if args.quick else 8
+    retime(model, np.array([READY, READY + 0.1]), acceleration_limits=ACC)  # compiled
+    rows = []
+    for k in range(moves):
+        w = READY + rng.uniform(-0.5, 0.5, (4, model.dof))
+        w[0] = READY
+        times = []
+        for _ in range(5):
+            start = time.perf_counter()
+            ours = retime(model, w, acceleration_limits=ACC, effort_scale=EFFORT_SCALE)
+            times.append(time.perf_counter() - start)
+        t_ours = float(np.median(times))
+        t_ref = []
+        for _ in range(5):
+            theirs, took = run_toppra(model, ref, data, w)
+            t_ref.append(took)
+        t_ref = float(np.median(t_ref))
+        if theirs is None:
+            continue
+
+        def sample_theirs(t, traj=theirs):
+            return traj(t), traj(t, 1), traj(t, 2)
+        mine = {r: overshoot(model, ref, data, ours.sample, ours.duration, r)
+                for r in (1000.0, 10000.0)}
+        other = {r: overshoot(model, ref, data, sample_theirs, theirs.duration, r)
+                 for r in (1000.0, 10000.0)}
+        worst_mine = max(max(v.values()) for v in mine.values())
+        worst_other = max(max(v.values()) for v in other.values())
+        rows.append((k, ours.duration, theirs.duration, t_ours, t_ref, worst_mine,
+                     worst_other))
+    lines = ['Random 4-waypoint moves of cobot7 (2 kg payload at tool0), URDF velocity limits, '
+             '%g rad/s^2, %d %% of the URDF effort limits; both in one run. Computation: median '
+             'of 5 [ms] (TOPP-RA: `toppra` %s with Pinocchio %s `rnea` as its torque '
+             'constraint). Peak use: the largest |value| / limit over the trajectory sampled at '
+             '1 kHz and 10 kHz, efforts by Pinocchio plus the URDF friction. Machine: %s, %d '
+             'cores, Python %s. Run: `python benchmarks/retiming_benchmark.py`.'
+             % (ACC, 100 * EFFORT_SCALE, getattr(ta, '__version__', '0.6.10'),
+                pin.__version__, platform.processor() or platform.machine(), os.cpu_count(),
+                platform.python_version()), '',
+             '| move | ours [s] | TOPP-RA [s] | ours / TOPP-RA | ours [ms] | TOPP-RA [ms] '
+             '| peak use, ours | peak use, TOPP-RA |',
+             '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |']
+    for k, d_ours, d_ref, t_ours, t_ref, p_ours, p_ref in rows:
+        lines.append('| %d | %.3f | %.3f | %.3f | %.1f | %.1f | %.4f | %.4f |' % (
+            k, d_ours, d_ref, d_ours / d_ref, 1e3 * t_ours, 1e3 * t_ref, p_ours, p_ref))
+    table = '\n'.join(lines)
+    print(table)
+    if args.output:
+        text = open(args.output, encoding='utf-8').read()
+        text = replace_marked_block(text, BEGIN, END, table) or (
+            text.rstrip() + '\n\n## Retiming against TOPP-RA\n\n'
+            + marked_block(BEGIN, END, table) + '\n')
+        with open(args.output, 'w', encoding='utf-8') as stream:
+            stream.write(text)
+
+
+if __name__ == '__main__':
+    main()

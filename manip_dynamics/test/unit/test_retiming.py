@@ -1,0 +1,227 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Torque-feasible retiming (issue 20): waypoints, smoothness, limits everywhere, optimality.
+
+References: the waypoints themselves (passed exactly), finite differences of the sampled
+positions (the returned velocities and accelerations are their derivatives), Pinocchio's
+``rnea`` for the torques, and the ``toppra`` package for the optimal duration (a slow test).
+"""
+
+import numpy as np
+import pytest
+
+from manip_dynamics import RobotModel
+from manip_dynamics.bundled import urdf_path
+from manip_dynamics.planning import read_joint_limits_yaml, retime
+
+READY = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+WAYPOINTS = np.array([READY, [0.5, -0.3, 0.2, -1.8, 0.3, 1.8, 0.5],
+                      [1.0, 0.2, -0.2, -1.2, -0.3, 2.2, 0.2],
+                      [0.4, 0.1, 0.3, -1.6, 0.2, 1.4, -0.3]])
+ACC = 5.0
+
+
+@pytest.fixture(scope='module')
+def cobot():
+    """Return cobot7 with a 3 kg payload: the torque limit matters."""
+    model = RobotModel.from_urdf_file(urdf_path('cobot7'))
+    model.set_payload('tool0', 3.0, [0.0, 0.0, 0.05], [0.01, 0, 0, 0.01, 0, 0.01])
+    return model
+
+
+@pytest.fixture(scope='module')
+def trajectory(cobot):
+    """Return the retimed path with tight effort limits (60 % of the URDF's)."""
+    return retime(cobot, WAYPOINTS, acceleration_limits=ACC, effort_scale=0.6)
+
+
+def test_passes_through_every_waypoint_in_order(trajectory):
+    times = trajectory.waypoint_times
+    assert times[0] == 0.0 and times[-1] == pytest.approx(trajectory.duration)
+    assert np.all(np.diff(times) > 0.0)
+    q, qd, _ = trajectory.sample(times)
+    np.testing.assert_allclose(q, WAYPOINTS, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(qd[[0, -1]], 0.0, atol=1e-9)  # starts and ends at rest
+
+
+def test_velocity_and_acceleration_are_continuous_derivatives(trajectory):
+    dt = 1e-5
+    t = np.arange(-0.01, trajectory.duration + 0.01, dt)
+    q, qd, qdd = trajectory.sample(t)
+    # the returned derivatives are those of the positions (central differences)
+    np.testing.assert_allclose((q[2:] - q[:-2]) / (2 * dt), qd[1:-1], rtol=0, atol=1e-4)
+    np.testing.assert_allclose((qd[2:] - qd[:-2]) / (2 * dt), qdd[1:-1], rtol=0, atol=2e-2)
+    # continuous: no step between two samples 10 us apart (a jump of the acceleration
+    # would show as a step of its size; a bounded jerk moves it by jerk * dt)
+    assert np.max(np.abs(np.diff(qd, axis=0))) < 1e-3
+    assert np.max(np.abs(np.diff(qdd, axis=0))) < 0.5
+    # at rest before and after, and the acceleration starts and ends at 0
+    np.testing.assert_allclose(qdd[[0, -1]], 0.0, atol=1e-9)
+
+
+@pytest.mark.parametrize('rate', [1000.0, 10000.0])
+def test_limits_hold_at_every_sample(cobot, trajectory, rate):
+    pin = pytest.importorskip('pinocchio', reason='pin (Pinocchio) not installed')
+    with open(urdf_path('cobot7'), encoding='utf-8') as stream:
+        ref = pin.buildModelFromXML(stream.read())
+    ref.gravity.linear = cobot.gravity
+    # the same payload, as an inertia on tool0's parent joint, and the rotor inertias
+    frame = ref.frames[ref.getFrameId('tool0')]
+    inertia = pin.Inertia(3.0, np.array([0.0, 0.0, 0.05]), np.diag([0.01, 0.01, 0.01]))
+    ref.inertias[frame.parentJoint] += frame.placement.act(inertia)
+    ref.armature = cobot.armature
+    data = ref.createData()
+    t = np.arange(0.0, trajectory.duration, 1.0 / rate)
+    q, qd, qdd = trajectory.sample(t)
+    assert np.all(np.abs(qd) <= cobot.velocity_limits)
+    assert np.all(np.abs(qdd) <= ACC)
+    friction = cobot.friction_torques(qd)
+    limit = 0.6 * cobot.effort_limits
+    worst = 0.0
+    for k in range(len(t)):
+        tau = pin.rnea(ref, data, q[k], qd[k], qdd[k]) + friction[k]
+        worst = max(worst, float(np.max(np.abs(tau) / limit)))
+    assert worst <= 1.0, 'effort limit exceeded: %.4f of it' % worst
+    assert worst > 0.9, 'the effort limit is not what limits this motion (%.3f)' % worst
+
+
+def test_torque_limit_and_payload_make_it_slower(cobot):
+    bare = RobotModel.from_urdf_file(urdf_path('cobot7'))
+    fast = retime(bare, WAYPOINTS, acceleration_limits=ACC)
+    loaded = retime(cobot, WAYPOINTS, acceleration_limits=ACC, effort_scale=0.6)
+    assert loaded.duration > fast.duration
+    half = retime(bare, WAYPOINTS, acceleration_limits=ACC, velocity_scale=0.5,
+                  acceleration_scale=0.5)
+    assert half.duration > fast.duration
+
+
+def test_joint_trajectory_document(trajectory):
+    doc = trajectory.to_joint_trajectory(rate=50.0)
+    times = np.array([p['time_from_start']['sec'] + 1e-9 * p['time_from_start']['nanosec']
+                      for p in doc['points']])
+    assert np.all(np.diff(times) > 0.0)
+    for t_w, w in zip(trajectory.waypoint_times, WAYPOINTS):
+        k = int(np.argmin(np.abs(times - t_w)))
+        assert abs(times[k] - t_w) < 1e-9
+        np.testing.assert_allclose(doc['points'][k]['positions'], w, atol=1e-6)
+    assert doc['joint_names'] == ['cobot7_joint%d' % i for i in range(1, 8)]
+
+
+def test_joint_limits_yaml(cobot, tmp_path):
+    names = cobot.joint_names
+    text = 'joint_limits:\n' + ''.join(
+        '  %s:\n    has_velocity_limits: true\n    max_velocity: 1.0\n'
+        '    has_acceleration_limits: true\n    max_acceleration: 2.0\n' % n for n in names)
+    text += '  gripper_finger:\n    has_acceleration_limits: true\n    max_acceleration: 1\n'
+    path = tmp_path / 'joint_limits.yaml'
+    path.write_text(text)
+    limits = read_joint_limits_yaml(str(path), names)
+    assert limits['acceleration'] == dict.fromkeys(names, 2.0)
+    traj = retime(cobot, WAYPOINTS[:2], joint_limits=str(path))
+    t = np.arange(0.0, traj.duration, 1e-3)
+    _, qd, qdd = traj.sample(t)
+    assert np.max(np.abs(qd)) <= 1.0 and np.max(np.abs(qdd)) <= 2.0
+
+
+@pytest.mark.parametrize('kwargs, text', [
+    ({}, 'acceleration limits: a URDF has none'),
+    ({'acceleration_limits': -1.0}, 'must be > 0'),
+    ({'acceleration_limits': [1.0] * 3}, '3 values for 7 joints'),
+    ({'acceleration_limits': {'nope': 1.0}}, "unknown joint 'nope'"),
+    ({'acceleration_limits': 1.0, 'velocity_scale': 0.0}, 'velocity_scale'),
+    ({'acceleration_limits': 1.0, 'effort_limits': float('nan')}, 'effort_limits'),
+])
+def test_bad_limits_are_named(cobot, kwargs, text):
+    with pytest.raises(ValueError, match=text):
+        retime(cobot, WAYPOINTS, **kwargs)
+
+
+def test_bad_waypoints_are_named(cobot):
+    with pytest.raises(ValueError, match='shape'):
+        retime(cobot, WAYPOINTS[:, :3], acceleration_limits=1.0)
+    with pytest.raises(ValueError, match='same pose'):
+        retime(cobot, WAYPOINTS[[0, 0, 1]], acceleration_limits=1.0)
+    bad = WAYPOINTS.copy()
+    bad[1, 2] = np.nan
+    with pytest.raises(ValueError, match="waypoint 1 has NaN/inf for joint 'cobot7_joint3'"):
+        retime(cobot, bad, acceleration_limits=1.0)
+    out = WAYPOINTS.copy()
+    out[1, 0] = 10.0
+    with pytest.raises(ValueError, match='outside the limits'):
+        retime(cobot, out, acceleration_limits=1.0)
+
+
+def test_an_arm_too_weak_to_hold_the_path_is_refused(cobot):
+    with pytest.raises(ValueError, match='effort limit to hold the arm'):
+        retime(cobot, WAYPOINTS, acceleration_limits=ACC, effort_scale=0.01)
+
+
+@pytest.mark.slow
+def test_duration_within_5_percent_of_toppra(cobot):
+    ta = pytest.importorskip('toppra',
+                             reason='toppra not installed (scripts/requirements-dev.txt)')
+    import toppra.algorithm as algo
+    import toppra.constraint as constraint
+    bare = RobotModel.from_urdf_file(urdf_path('cobot7'))
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        w = READY + rng.uniform(-0.6, 0.6, (4, 7))
+        w[0] = READY
+        ours = retime(bare, w, acceleration_limits=ACC, include_friction=False,
+                      effort_scale=0.3)
+        # toppra on the same waypoints and limits, our model's inverse dynamics as its
+        # torque constraint, its own spline through the waypoints
+        path = ta.SplineInterpolator(np.linspace(0.0, 1.0, len(w)), w)
+        vel = constraint.JointVelocityConstraint(
+            np.vstack([-bare.velocity_limits, bare.velocity_limits]).T)
+        acc = constraint.JointAccelerationConstraint(
+            np.vstack([-np.full(7, ACC), np.full(7, ACC)]).T)
+        tau = 0.3 * bare.effort_limits
+        torque = constraint.JointTorqueConstraint(
+            lambda q, qd, qdd: bare.inverse_dynamics(q, qd, qdd, include_armature=True),
+            np.vstack([-tau, tau]).T, np.zeros(7))
+        reference = algo.TOPPRA([vel, acc, torque], path).compute_trajectory(0, 0)
+        assert reference is not None
+        assert ours.duration <= 1.05 * reference.duration, (ours.duration,
+                                                            reference.duration)
+
+
+def test_retime_command(tmp_path):
+    import os
+    import subprocess
+    import sys
+    import yaml
+    from manip_dynamics.ros.node_process import PACKAGE_ROOT
+    names = ['cobot7_joint%d' % i for i in range(1, 8)]
+    csv = tmp_path / 'waypoints.csv'
+    csv.write_text(','.join(names) + '\n' + ''.join(
+        ','.join('%.17g' % v for v in row) + '\n' for row in WAYPOINTS))
+    out = tmp_path / 'timed.yaml'
+    env = dict(os.environ)
+    env['PYTHONPATH'] = PACKAGE_ROOT + os.pathsep + env.get('PYTHONPATH', '')
+    cli = [sys.executable, '-m', 'manip_dynamics.cli', 'retime', 'cobot7', str(csv)]
+    done = subprocess.run(cli + ['--acceleration-limits', '5', '--out', str(out), '--json'],
+                          env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    doc = yaml.safe_load(out.read_text())
+    assert doc['joint_names'] == names
+    positions = np.array([p['positions'] for p in doc['points']])
+    for w in WAYPOINTS:  # every waypoint is one of the points
+        assert np.min(np.max(np.abs(positions - w), axis=1)) < 1e-6
+    refused = subprocess.run(cli, env=env, capture_output=True, text=True, timeout=300,
+                             check=False)
+    assert refused.returncode == 2
+    assert '--acceleration-limits' in refused.stderr and 'Traceback' not in refused.stderr
