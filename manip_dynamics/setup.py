@@ -84,6 +84,7 @@ setup(
             'external_torque_observer = manip_dynamics.ros.external_torque_observer:main',
             'viewer_node = manip_dynamics.ros.viewer_node:main',
             'description_publisher = manip_dynamics.ros.description_publisher:main',
+            'trajectory_controller = manip_dynamics.ros.trajectory_controller:main',
         ],
     },
 )

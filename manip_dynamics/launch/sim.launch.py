@@ -24,7 +24,9 @@ Nodes: robot_state_publisher (publishes /robot_description and TF; argument
 not run, description_publisher publishes /robot_description, without TF), simulator_node
 (``simulator``), dynamics_node
 (``manip_dynamics``), gravity_compensation_node (``gravity_compensation``, argument
-``gravity_compensation``), rviz2 (argument ``rviz``), viewer_node (``viewer``, argument
+``gravity_compensation``), trajectory_controller and external_torque_observer (argument
+``trajectory_controller``, default off; then they replace the compensation), rviz2
+(argument ``rviz``), viewer_node (``viewer``, argument
 ``viewer``, default off: the arm in a web browser on 127.0.0.1:``viewer_port``). The
 description comes from ``urdf`` (URDF or xacro file) or else ``robot`` (a bundled arm,
 default cobot7); every node gets the same text as its robot_description parameter, so none
@@ -80,7 +82,9 @@ def _nodes(context: LaunchContext) -> list:
         return is_true(arg(name), name)
     rviz = flag('rviz')
     state_publisher = state_publisher_wanted(arg('robot_state_publisher'))
-    gravity_compensation = flag('gravity_compensation')
+    trajectory_controller = flag('trajectory_controller')
+    # one controller commands the arm: the trajectory controller holds it when it runs
+    gravity_compensation = flag('gravity_compensation') and not trajectory_controller
     wanted = []
     if state_publisher:
         wanted.append(('robot_state_publisher', 'robot_state_publisher',
@@ -127,6 +131,17 @@ def _nodes(context: LaunchContext) -> list:
             parameters=[_share('config', 'gravity_compensation.yaml'),
                         {'ramp_time': 0.0, 'timeout': timeout}, follow],
             on_exit=_stop('gravity_compensation_node')))
+    if trajectory_controller:
+        # computed-torque tracking of ~/joint_trajectory, collision reaction with the
+        # observer's contact flag (issue 21); it holds the arm between trajectories
+        nodes.append(Node(
+            package=PACKAGE, executable='trajectory_controller', name='trajectory_controller',
+            output='screen', sigterm_timeout='5',
+            parameters=[{'timeout': timeout, 'acceleration_limits': [2.0]}, follow],
+            on_exit=_stop('trajectory_controller')))
+        nodes.append(Node(
+            package=PACKAGE, executable='external_torque_observer',
+            name='external_torque_observer', output='screen', parameters=[follow]))
     if rviz:
         nodes.append(Node(package='rviz2', executable='rviz2', name='rviz2', output='log',
                           arguments=['-d', _share('config', 'sim.rviz')],
@@ -154,6 +169,11 @@ def generate_launch_description() -> LaunchDescription:
                                           'description_publisher gives /robot_description'),
         DeclareLaunchArgument('gravity_compensation', default_value='true',
                               description='Start gravity_compensation_node'),
+        DeclareLaunchArgument('trajectory_controller', default_value='false',
+                              description='Start trajectory_controller (and the observer for '
+                                          'its collision reaction) instead of the gravity '
+                                          'compensation: send it trajectories on '
+                                          '/trajectory_controller/joint_trajectory'),
         DeclareLaunchArgument('viewer', default_value='false',
                               description='Start viewer_node: the arm in a web browser'),
         DeclareLaunchArgument('viewer_port', default_value='8080',

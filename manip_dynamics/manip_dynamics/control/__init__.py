@@ -17,8 +17,15 @@ Controllers that turn joint states into joint efforts for an arm (no rclpy).
 
 * :class:`GravityCompensator`: g(q) (+ bounded friction) with the plausibility gate, ramp,
   clamping and stale-input stop that a physical arm needs.
+* :class:`ComputedTorqueController`, :class:`JointImpedanceController`: trajectory
+  tracking with the full dynamics (Craig ch. 10), effort clamping, tracking-error stop,
+  collision reaction (hold or float) and resume; :class:`TimedPoints` makes a trajectory
+  from arrays of times and points.
 """
 
+from manip_dynamics.control.computed_torque import (
+    Command, ComputedTorqueController, JointImpedanceController, REACTIONS, TimedPoints)
 from manip_dynamics.control.gravity_compensation import GravityCompensator, Step
 
-__all__ = ['GravityCompensator', 'Step']
+__all__ = ['Command', 'ComputedTorqueController', 'GravityCompensator',
+           'JointImpedanceController', 'REACTIONS', 'Step', 'TimedPoints']

@@ -45,7 +45,7 @@ import time
 
 import numpy as np
 
-from manip_dynamics.demo.scenario import OBSERVER_PARAMS
+from manip_dynamics.demo.scenario import CONTROLLER_PARAMS, OBSERVER_PARAMS
 from manip_dynamics.ros.discovery import loopback_environment
 from manip_dynamics.ros.node_process import start_node
 
@@ -58,6 +58,8 @@ NODES = (
      'nothing holds the arm up: it falls under gravity'),
     ('external_torque_observer', 'external_torque_observer',
      'no contact is detected (issue 12)'),
+    ('trajectory_controller', 'trajectory_controller',
+     'this process commands the arm and the move has no collision reaction (issue 21)'),
 )
 NON_TTY_DURATION = 20.0
 STOP_TIMEOUT = 5.0
@@ -364,6 +366,8 @@ def start_nodes(args: argparse.Namespace, xml: str, log_dir: str,
         'gravity_compensation': {'ramp_time': 0.0, 'timeout': DEMO_TIMEOUT,
                                  'controller_name': 'gravity_compensation'},
         'external_torque_observer': dict(OBSERVER_PARAMS),
+        # the arm's controller: the hold, the move, the reaction to the push (issue 21)
+        'trajectory_controller': {**CONTROLLER_PARAMS, 'timeout': DEMO_TIMEOUT},
     }
     procs = []
     started = []
@@ -373,7 +377,8 @@ def start_nodes(args: argparse.Namespace, xml: str, log_dir: str,
             'robot_description': xml, 'port': args.viewer_port_chosen}, log_dir=log_dir,
             env=env)
     for module, name, without in NODES:
-        if name == 'gravity_compensation' and not gravity_compensation:
+        if name in ('gravity_compensation', 'trajectory_controller') and \
+                not gravity_compensation:
             continue
         full = 'manip_dynamics.ros.' + module
         if not module_exists(full):
@@ -433,7 +438,16 @@ def wait_until_ready(node, monitor: 'Monitor', started: list[str], procs,
             while time.monotonic() < end and not monitor.commanded():
                 time.sleep(0.02)
             time.sleep(0.3)
-            return call(node.create_client(Trigger, '/simulator/reset'), Trigger.Request())
+            if not call(node.create_client(Trigger, '/simulator/reset'), Trigger.Request()):
+                return False
+            if 'external_torque_observer' in started:
+                # The brakes held the arm for the first step after the reset: to the observer
+                # their torque is an external one (a short spike). As on a real arm, restart
+                # the observer once the brakes are off.
+                time.sleep(0.3)
+                call(node.create_client(Trigger, '/external_torque_observer/reset'),
+                     Trigger.Request())
+            return True
         time.sleep(0.1)
     if not stop.is_set():
         print('run_demo: the nodes did not come up within %g s' % STARTUP_TIMEOUT)
@@ -495,7 +509,8 @@ def main(argv: list[str] | None = None) -> int:
     scenario = None
     if not use_launch and not args.no_gravity_compensation:
         from manip_dynamics.demo.scenario import DemoScenario
-        scenario = DemoScenario(model)
+        scenario = DemoScenario(model, controller_node=module_exists(
+            'manip_dynamics.ros.trajectory_controller'))
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     spinner = threading.Thread(target=executor.spin, daemon=True)

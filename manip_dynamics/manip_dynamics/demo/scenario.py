@@ -28,6 +28,13 @@ The demo process is the arm's controller on ``/effort_controller/commands``:
   of dynamics_node's ``~/trajectory_efforts`` (computed once) plus the same stiffness around
   the reference: fast, and no contact flag.
 
+With trajectory_controller running (``controller_node``, issue 21) that node is the arm's
+controller instead (a computed-torque law, stiffer than the hold above), and the
+move is a JointTrajectory sent to its ``~/joint_trajectory``; ``MOVE_PUSH_AT`` s into the
+move a second push hits the arm: the observer flags the contact, the controller stops the
+trajectory and holds, and ``RESUME_AFTER`` s after the push ends the demo calls
+``~/resume`` and the move completes. The plot shows the controller's tracking error.
+
 The cycle repeats every ``PERIOD`` s of simulated time (a simulator reset starts it again).
 :meth:`DemoScenario.status` is appended to the status line and :meth:`DemoScenario.plot`
 draws the applied and estimated force and the contact flag under the joint positions.
@@ -40,6 +47,10 @@ from typing import Any
 import numpy as np
 
 PERIOD = 9.0
+#: The cycle with trajectory_controller: the move stops for the push and the reaction.
+PERIOD_WITH_CONTROLLER = 11.0
+MOVE_PUSH_AT = 0.7      # [s] into the move: the second push (with trajectory_controller)
+RESUME_AFTER = 0.6      # [s] after that push ends: ~/resume
 PUSH_AT = 2.0
 PUSH_FORCE = 15.0       # [N] along the root frame's y axis
 PUSH_DURATION = 1.0     # [s]
@@ -50,6 +61,12 @@ MOVE_BY = np.array([0.6, 0.3, -0.4, 0.5, 0.6, -0.4, 0.8])  # [rad] (first joints
 # to stay stable with the tens of milliseconds a loaded machine adds to this Python loop.
 STIFFNESS = 36.0        # Kp [1/s^2]
 DAMPING = 12.0          # Kd [1/s]
+
+#: Parameters of trajectory_controller in the demo: a computed-torque law, 20 rad/s and
+#: critically damped. Stiffer than the hold above: at 6 rad/s the joints' Coulomb friction
+#: (not compensated at rest) held the wrist up to 0.4 rad away after a push.
+CONTROLLER_PARAMS = {'kp': [400.0], 'kd': [40.0], 'reaction': 'hold',
+                     'max_tracking_error': 0.5, 'start_tolerance': 0.1}
 
 #: Parameters of external_torque_observer in the demo.
 OBSERVER_PARAMS = {'gain': 25.0, 'threshold': 1.5, 'hysteresis': 0.5, 'wrench_frame': 'world'}
@@ -66,7 +83,7 @@ def quintic(t: float, duration: float) -> tuple[float, float, float]:
 class DemoScenario:
     """Controller, pusher and recorder of the demo (see the module docstring)."""
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: Any, controller_node: bool = False) -> None:
         """
         Create the demo's node (spun on a thread of its own), topics and service clients.
 
@@ -75,6 +92,8 @@ class DemoScenario:
         other topics.
 
         :param model: The RobotModel of the simulated arm.
+        :param controller_node: trajectory_controller runs and commands the arm: send it the
+            move and resume it after the contact instead of commanding the arm from here.
         """
         import rclpy
         from rclpy.executors import SingleThreadedExecutor
@@ -113,6 +132,24 @@ class DemoScenario:
         self.story_started = False
         self._Float64MultiArray = Float64MultiArray
         self._ApplyWrench = ApplyWrench
+        self.controller_node = controller_node
+        self.period = PERIOD_WITH_CONTROLLER if controller_node else PERIOD
+        self.moved = False
+        self.move_pushed = False
+        self.resume_at: float | None = None
+        self.errors: list[tuple[float, float]] = []   # t, max |q_d - q| of the controller
+        self.detections: list[float] = []   # contact flag after the push began [s]
+        self.resumes = 0
+        if controller_node:
+            from std_srvs.srv import Trigger
+            from trajectory_msgs.msg import JointTrajectory
+            self._JointTrajectory = JointTrajectory
+            self._Trigger = Trigger
+            self.trajectory_pub = node.create_publisher(
+                JointTrajectory, '/trajectory_controller/joint_trajectory', 10)
+            self.resume_client = node.create_client(Trigger, '/trajectory_controller/resume')
+            node.create_subscription(JointState, '/trajectory_controller/tracking_error',
+                                     self.tracking_error_callback, 50)
         self.commands = node.create_publisher(Float64MultiArray, '/effort_controller/commands',
                                               10)
         node.create_subscription(JointState, '/joint_states', self.joint_states_callback,
@@ -188,6 +225,8 @@ class DemoScenario:
 
     def start_story(self) -> None:
         """Allow the pushes: the simulator was reset with the controller engaged."""
+        with self.lock:
+            self.false_contacts = 0  # the story starts now: count from here
         self.story_started = True
 
     def contact_callback(self, msg) -> None:
@@ -203,6 +242,9 @@ class DemoScenario:
             if t < self.t_contact - 1e-9:  # the simulator was reset: a new story
                 self.false_contacts = 0
             self.t_contact = t
+            rising = bool(msg.contact) and not self.contact
+            if rising and self.push_window and 0.0 <= t - self.push_window[-1][0] < 1.0:
+                self.detections.append(t - self.push_window[-1][0])
             self.contact = bool(msg.contact)
             self.strongest = msg.strongest_joint
             # a contact flag with no push (the flag decays within 0.2 s after one)
@@ -223,6 +265,60 @@ class DemoScenario:
                 if self.samples and t < self.samples[-1][0] - 1e-9:
                     self.samples.clear()  # the simulator was reset: a new story
                 self.samples.append((t, applied, float(f.y), self.contact))
+
+    def tracking_error_callback(self, msg) -> None:
+        """Record the controller's largest tracking error per joint state."""
+        t = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+        e = float(np.max(np.abs(msg.position))) if len(msg.position) else 0.0
+        with self.lock:
+            if self.errors and t < self.errors[-1][0] - 1e-9:
+                self.errors.clear()  # the simulator was reset: a new story
+            if not self.errors or t - self.errors[-1][0] >= 0.01 - 1e-9:
+                self.errors.append((t, e))
+
+    def _send_move(self) -> None:
+        """Send the out-and-back move to trajectory_controller (timed points at 50 Hz)."""
+        from trajectory_msgs.msg import JointTrajectoryPoint
+        msg = self._JointTrajectory(joint_names=list(self.model.joint_names))
+        for t in np.arange(0.0, 2 * MOVE_LEG + 1e-9, 0.02):
+            q, qd, qdd = self._reference(float(t))
+            point = JointTrajectoryPoint(positions=q.tolist(), velocities=qd.tolist(),
+                                         accelerations=qdd.tolist())
+            sec = int(t)
+            point.time_from_start.sec = sec
+            point.time_from_start.nanosec = int(round((t - sec) * 1e9)) % 1_000_000_000
+            msg.points.append(point)
+        self.trajectory_pub.publish(msg)
+
+    def _resume(self) -> None:
+        """Ask trajectory_controller to continue the move (answered asynchronously)."""
+        if self.resume_client.service_is_ready():
+            future = self.resume_client.call_async(self._Trigger.Request())
+
+            def done(fut) -> None:
+                answer = fut.result()
+                if answer is not None and answer.success and \
+                        answer.message.startswith('resumed'):
+                    with self.lock:
+                        self.resumes += 1
+            future.add_done_callback(done)
+
+    def _story_with_controller(self, t: float, phase: float) -> None:
+        """Run the story's events when trajectory_controller commands the arm."""
+        if phase < PUSH_AT:
+            self.moved = self.move_pushed = False
+        if not self.story_started:
+            return
+        if phase >= MOVE_AT and not self.moved:
+            self.moved = True
+            self._send_move()
+        if phase >= MOVE_AT + MOVE_PUSH_AT and self.moved and not self.move_pushed:
+            self.move_pushed = True
+            self._push()
+            self.resume_at = t + PUSH_DURATION + RESUME_AFTER
+        if self.resume_at is not None and t >= self.resume_at:
+            self.resume_at = None
+            self._resume()
 
     def applied_force(self, t: float) -> float:
         """Return the push force along y [N] at simulated time ``t`` (0 outside a push)."""
@@ -247,7 +343,17 @@ class DemoScenario:
         self.t_last = t
         if self.q_home is None:
             self.q_home = q.copy()
-            self._request_feed_forward(self._srv_efforts)
+            if not self.controller_node:
+                self._request_feed_forward(self._srv_efforts)
+        if self.controller_node:
+            phase = (t - self.cycle_start) % self.period
+            if phase < PUSH_AT:
+                self.pushed = False
+            elif not self.pushed and self.story_started:
+                self.pushed = True
+                self._push()
+            self._story_with_controller(t, phase)
+            return
         if self.gravity is None:
             return  # the gravity compensation is not there yet: the brakes hold the arm
         phase = (t - self.cycle_start) % PERIOD
@@ -294,12 +400,17 @@ class DemoScenario:
             applied = self.applied_force(t)
             estimate = self.estimate
             false_contacts = self.false_contacts
-        phase = (t - self.cycle_start) % PERIOD if math.isfinite(t) else 0.0
-        what = ('push' if applied else 'move' if MOVE_AT <= phase < MOVE_AT + 2 * MOVE_LEG
-                else 'hold')
-        return (' | %s | F_y applied %4.1f N, estimated %5.1f N | contact %s | false %d' % (
+            error = self.errors[-1][1] if self.errors else 0.0
+        phase = (t - self.cycle_start) % self.period if math.isfinite(t) else 0.0
+        moving = MOVE_AT <= phase < MOVE_AT + 2 * MOVE_LEG + (
+            PUSH_DURATION + RESUME_AFTER if self.controller_node else 0.0)
+        what = 'push' if applied else 'move' if moving else 'hold'
+        line = ' | %s | F_y applied %4.1f N, estimated %5.1f N | contact %s | false %d' % (
             what, applied, estimate[1],
-            ('YES (%s)' % self.strongest) if self.contact else 'no ', false_contacts))
+            ('YES (%s)' % self.strongest) if self.contact else 'no ', false_contacts)
+        if self.controller_node:
+            line += ' | tracking error %5.1f mrad | resumed %d' % (1e3 * error, self.resumes)
+        return line
 
     def plot(self, ax) -> None:
         """Draw the applied and estimated force and the contact flag on ``ax``."""
@@ -316,10 +427,28 @@ class DemoScenario:
         if np.any(contact):
             ax.fill_between(t, 0.0, 1.0, where=contact, color='tab:orange', alpha=0.25,
                             transform=ax.get_xaxis_transform(), label='contact flag')
-        for start in np.arange(self.cycle_start + MOVE_AT, t[-1], PERIOD):
-            ax.axvspan(start, start + 2 * MOVE_LEG, color='tab:blue', alpha=0.08)
+        band = 2 * MOVE_LEG + (PUSH_DURATION + RESUME_AFTER if self.controller_node else 0.0)
+        for start in np.arange(self.cycle_start + MOVE_AT, t[-1], self.period):
+            ax.axvspan(start, start + band, color='tab:blue', alpha=0.08)
         ax.set_ylabel('force on %s [N]' % self.tool)
-        ax.set_title('blue band: joint trajectory with ~/trajectory_efforts feed-forward; '
-                     '%d observer messages with a contact flag and no push' % self.false_contacts,
-                     fontsize='small')
+        if self.controller_node:
+            with self.lock:
+                errors = list(self.errors)
+                detections = list(self.detections)
+            if errors:
+                twin = ax.twinx()
+                te = np.array(errors)
+                twin.plot(te[:, 0], 1e3 * te[:, 1], color='tab:green', linewidth=0.8,
+                          label='trajectory_controller max |q_d - q|')
+                twin.set_ylabel('tracking error [mrad]')
+                twin.legend(loc='upper left', fontsize='small')
+            ax.set_title('blue band: move by trajectory_controller (computed torque), pushed %g '
+                         's in: contact %s, hold, ~/resume; %d false contact flags' % (
+                             MOVE_PUSH_AT, ('flagged %.0f ms after the push' % (
+                                 1e3 * np.median(detections))) if detections else
+                             'not flagged', self.false_contacts), fontsize='small')
+        else:
+            ax.set_title('blue band: joint trajectory with ~/trajectory_efforts feed-forward; '
+                         '%d observer messages with a contact flag and no push'
+                         % self.false_contacts, fontsize='small')
         ax.legend(loc='upper right', fontsize='small')

@@ -188,10 +188,37 @@ def test_ctrl_c_stops_every_node_cleanly(launch):
     code = run.wait(60.0)
     out = run.output()
     assert code == 0, out
-    assert out.count('process has finished cleanly') == 3, out
+    # simulator, dynamics, compensation and description_publisher (no robot_state_publisher)
+    assert out.count('process has finished cleanly') == 4, out
     assert 'Traceback' not in out and 'process has died' not in out, out
     assert 'sent one zero command' in out, out
     assert run.survivors() == []
+
+
+def test_the_readme_no_rviz_line_works_without_robot_state_publisher(launch):
+    """``sim.launch.py viewer:=true rviz:=false`` as written (issue 23, item 5)."""
+    from manip_dynamics.ros.launch_helpers import executable_path
+    if executable_path('robot_state_publisher', 'robot_state_publisher') is not None:
+        pytest.skip('robot_state_publisher is installed here: auto starts it')
+    run = launch('sim.launch.py', 'viewer:=true', 'rviz:=false')
+    run.wait_for('brakes released', STARTUP_TIMEOUT)
+    out = run.output()
+    assert 'publishing /robot_description' in out, out
+    assert 'is not installed' not in out, out
+    os.killpg(run.proc.pid, signal.SIGINT)
+    assert run.wait(60.0) == 0, run.output()
+    assert run.survivors() == []
+
+
+def test_killing_the_launch_process_alone_stops_every_node(launch):
+    """SIGTERM to ``ros2 launch`` only (issue 23, item 2): no node keeps running."""
+    run = launch('sim.launch.py', 'rviz:=false', 'robot_state_publisher:=false')
+    run.wait_for('brakes released', STARTUP_TIMEOUT)
+    time.sleep(1.0)
+    os.kill(run.proc.pid, signal.SIGTERM)  # the launch process, not its group
+    run.wait(60.0)
+    left = run.survivors(grace=15.0)
+    assert left == [], 'orphaned nodes kept running: %s' % left
 
 
 @pytest.mark.parametrize('file', ['dynamics.launch.py', 'gravity_compensation.launch.py'])

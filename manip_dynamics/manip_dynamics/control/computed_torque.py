@@ -1,0 +1,402 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Trajectory tracking with the full dynamics: computed torque and joint impedance (no rclpy).
+
+Computed torque (Craig, *Introduction to Robotics*, ch. 10, model-based control: the
+control law partitioned into a model-based part ``tau = alpha tau' + beta`` with
+``alpha = M(q)``, ``beta = V(q, qd) + G(q) + F(qd)`` and a servo part
+``tau' = qdd_d + Kv e_dot + Kp e``; with a perfect model the error obeys
+``e_ddot + Kv e_dot + Kp e = 0``, critically damped for ``Kv = 2 sqrt(Kp)``)::
+
+    tau = M(q) (qdd_d + Kd (qd_d - qd) + Kp (q_d - q) [+ Ki int e]) + C(q, qd) qd + g(q)
+          + friction(qd_d)
+
+computed as one inverse-dynamics call ``ID(q, qd, v)`` with rotor inertia; the friction is
+compensated at the desired velocity (with the measured one, the Coulomb friction's steep
+smooth sign closes a fast loop that a controller sampled every few ms makes unstable; at
+the desired velocity it is a feed-forward, exact while the arm tracks).
+Joint impedance, for arms where the full inverse-dynamics law is too stiff::
+
+    tau = g(q) + Kp e + Kd e_dot + [ID(q_d, qd_d, qdd_d) - g(q_d)] + friction(qd_d)
+
+(gains in N m/rad and N m s/rad; the bracket is the feed-forward of the desired motion).
+
+Both hold the last point after the trajectory's end, clamp every command to the effort
+limits, refuse a trajectory that starts away from the current pose (no jump), stop and hold
+the current pose when the tracking error exceeds ``max_tracking_error``, and react to a
+collision by holding (``'hold'``) or by gravity compensation alone (``'float'``), until
+:meth:`resume`.
+"""
+
+from dataclasses import dataclass
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from manip_dynamics.errors import InputError
+
+FloatArray = NDArray[np.float64]
+
+#: Reactions to a collision: hold the pose where it happened, or gravity compensation only.
+REACTIONS = ('hold', 'float')
+
+
+@dataclass
+class Command:
+    """
+    One control step.
+
+    :ivar tau: Efforts [N m or N], model order, finite and within the effort limits.
+    :ivar state: ``'idle'`` (no trajectory: holding), ``'tracking'``, ``'done'`` (after
+        the end: holding the last point), ``'holding'`` (stopped on a tracking error or a
+        collision, holding the pose there), ``'floating'`` (collision, gravity only).
+    :ivar error: ``q_d - q`` [rad or m], model order.
+    :ivar event: ``''`` or what changed at this step (``'finished'``, ``'tracking_error'``).
+    :ivar saturated: Whether the effort limits clipped the command.
+    :ivar message: Text for the log when something changed.
+    """
+
+    tau: FloatArray
+    state: str
+    error: FloatArray
+    event: str = ''
+    saturated: bool = False
+    message: str = ''
+
+
+class TimedPoints:
+    """
+    A trajectory from arrays: times and points, ``sample(t) -> (q, qd, qdd)``.
+
+    With velocities and accelerations: piecewise quintic per joint (each point's values
+    kept); with velocities only: piecewise cubic Hermite; positions only: a cubic spline with
+    zero velocity at both ends. Before the first time the first point, after the last one
+    the last point, at rest.
+    """
+
+    def __init__(self, times: ArrayLike, positions: ArrayLike,
+                 velocities: ArrayLike | None = None,
+                 accelerations: ArrayLike | None = None) -> None:
+        """
+        Check and store the points.
+
+        :param times: Increasing times [s] from the start, shape (m,), m >= 1.
+        :param positions: (m, n); ``velocities``, ``accelerations`` (m, n) or None.
+        :raises InputError: Shapes, NaN/inf, times not increasing.
+        """
+        from scipy.interpolate import BPoly, CubicHermiteSpline, CubicSpline
+
+        t = np.asarray(times, dtype=np.float64).reshape(-1)
+        q = np.asarray(positions, dtype=np.float64)
+        if q.ndim != 2 or q.shape[0] != t.shape[0] or t.shape[0] < 1:
+            raise InputError('times (m,) and positions (m, n) must match, got %s and %s'
+                             % (t.shape, q.shape))
+        if not (np.all(np.isfinite(t)) and np.all(np.isfinite(q))):
+            raise InputError('times and positions must be finite')
+        if t[0] < 0.0 or np.any(np.diff(t) <= 0.0):
+            raise InputError('times must start at >= 0 and increase')
+        arrays = []
+        for name, value in (('velocities', velocities), ('accelerations', accelerations)):
+            if value is None:
+                arrays.append(None)
+                continue
+            v = np.asarray(value, dtype=np.float64)
+            if v.shape != q.shape or not np.all(np.isfinite(v)):
+                raise InputError('%s must be finite and shaped like positions %s'
+                                 % (name, q.shape))
+            arrays.append(v)
+        qd, qdd = arrays
+        self._t = t
+        self._q = q
+        self.duration = float(t[-1])
+        if t.shape[0] == 1:
+            self._spline = None
+        elif qd is not None and qdd is not None:
+            self._spline = BPoly.from_derivatives(t, np.stack([q, qd, qdd], axis=1),
+                                                  orders=5)
+        elif qd is not None:
+            self._spline = CubicHermiteSpline(t, q, qd, axis=0)
+        else:
+            self._spline = CubicSpline(t, q, axis=0, bc_type='clamped')
+
+    def sample(self, t: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Return ``(q, qd, qdd)`` at times ``t``, each (len(t), n)."""
+        tt = np.atleast_1d(np.asarray(t, dtype=np.float64)).ravel()
+        n = self._q.shape[1]
+        if self._spline is None:
+            return (np.repeat(self._q, len(tt), axis=0), np.zeros((len(tt), n)),
+                    np.zeros((len(tt), n)))
+        inside = (tt > self._t[0]) & (tt < self._t[-1])
+        tc = np.clip(tt, self._t[0], self._t[-1])
+        q = self._spline(tc)
+        qd = np.where(inside[:, None], self._spline(tc, 1), 0.0)
+        qdd = np.where(inside[:, None], self._spline(tc, 2), 0.0)
+        return q, qd, qdd
+
+
+class TrajectoryController:
+    """
+    Shared tracking machinery: trajectory timing, hold, limits, collision reaction.
+
+    Subclasses give the control law (:meth:`_law`).
+    """
+
+    def __init__(self, model, kp: ArrayLike, kd: ArrayLike, *, ki: ArrayLike | None = None,
+                 effort_limits: ArrayLike | None = None, effort_scale: float = 1.0,
+                 max_tracking_error: float = 0.2, start_tolerance: float = 0.05,
+                 integral_limit: float = 0.5, include_friction: bool = True) -> None:
+        """
+        Set up gains and limits for one model (model joint order).
+
+        :param model: The :class:`~manip_dynamics.RobotModel` (payloads included).
+        :param kp: Position gains, one number or one per joint (> 0).
+        :param kd: Velocity gains, one number or one per joint (>= 0).
+        :param ki: Integral gains (>= 0), or None for none.
+        :param effort_limits: [N m or N] per joint; default the URDF's (required finite).
+        :param effort_scale: Fraction (0, 1] of the effort limits used.
+        :param max_tracking_error: Largest |q_d - q| [rad or m] before the motion stops and
+            the pose is held.
+        :param start_tolerance: Largest distance [rad or m] between the current pose and a
+            new trajectory's first point (or the trajectory at the resume time).
+        :param integral_limit: Bound of each integrated error [rad s] (anti wind-up).
+        :param include_friction: Compensate the model's joint friction.
+        :raises InputError: Bad gains or limits (named).
+        """
+        n = model.dof
+        self.model = model
+        self.kp = self._gains(kp, n, 'kp', positive=True)
+        self.kd = self._gains(kd, n, 'kd')
+        self.ki = self._gains(0.0 if ki is None else ki, n, 'ki')
+        limits = (np.array(model.effort_limits, dtype=np.float64) if effort_limits is None
+                  else np.array(effort_limits, dtype=np.float64).reshape(-1))
+        if limits.shape != (n,) or not (np.all(np.isfinite(limits)) and np.all(limits > 0)):
+            bad = [model.joint_names[i] for i in range(min(n, limits.size))
+                   if not (math.isfinite(limits[i]) and limits[i] > 0.0)]
+            raise InputError('effort limits must be finite and > 0 for every joint (%s): '
+                             'give effort_limits' % (bad or limits.shape,))
+        if not 0.0 < effort_scale <= 1.0:
+            raise InputError('effort_scale must be in (0, 1], got %r' % effort_scale)
+        for value, name in ((max_tracking_error, 'max_tracking_error'),
+                            (start_tolerance, 'start_tolerance'),
+                            (integral_limit, 'integral_limit')):
+            if not (math.isfinite(value) and value > 0.0):
+                raise InputError('%s must be > 0, got %r' % (name, value))
+        self.limits = limits * effort_scale
+        self.max_tracking_error = float(max_tracking_error)
+        self.start_tolerance = float(start_tolerance)
+        self.integral_limit = float(integral_limit)
+        self.include_friction = bool(include_friction)
+        self._traj = None
+        self._t0 = 0.0
+        self._paused_at: float | None = None   # trajectory time where it stopped
+        self._state = 'idle'
+        self._hold_q: FloatArray | None = None
+        self._integral = np.zeros(n)
+        self._last_t: float | None = None
+
+    @staticmethod
+    def _gains(value: ArrayLike, n: int, name: str, positive: bool = False) -> FloatArray:
+        g = np.asarray(value, dtype=np.float64)
+        g = np.full(n, float(g)) if g.ndim == 0 else g.reshape(-1)
+        if g.shape != (n,) or not np.all(np.isfinite(g)) or np.any(g < 0.0) or (
+                positive and np.any(g <= 0.0)):
+            raise InputError('%s must be one number or %d, finite and %s 0, got %s'
+                             % (name, n, '>' if positive else '>=', np.asarray(value).tolist()))
+        return g
+
+    @property
+    def state(self) -> str:
+        """Return the controller state: idle, tracking, done, holding or floating."""
+        return self._state
+
+    def _check_state(self, q: ArrayLike, qd: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        n = self.model.dof
+        q = np.asarray(q, dtype=np.float64)
+        qd = np.asarray(qd, dtype=np.float64)
+        if q.shape != (n,) or qd.shape != (n,):
+            raise InputError('q and qd must have shape (%d,)' % n)
+        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
+            raise InputError('q and qd must be finite')
+        return q, qd
+
+    def set_trajectory(self, trajectory, t: float, q: ArrayLike) -> None:
+        """
+        Start following ``trajectory`` at time ``t`` from the current pose ``q``.
+
+        :param trajectory: Anything with ``duration`` and ``sample(t) -> (q, qd, qdd)``
+            (e.g. :class:`~manip_dynamics.planning.RetimedTrajectory`, :class:`TimedPoints`).
+        :param t: Current time [s] (the clock of :meth:`update`).
+        :param q: Current joint positions, model order.
+        :raises InputError: The trajectory's first point is more than ``start_tolerance``
+            from ``q`` (the message names the joint), or it has the wrong size.
+        """
+        q = np.asarray(q, dtype=np.float64)
+        start, _, _ = trajectory.sample(np.array([0.0]))
+        if start.shape != (1, self.model.dof):
+            raise InputError('the trajectory has %d joints, the model %d'
+                             % (start.shape[1], self.model.dof))
+        self._check_start(start[0], q, 'its first point')
+        self._traj = trajectory
+        self._t0 = float(t)
+        self._paused_at = None
+        self._state = 'tracking'
+        self._integral[:] = 0.0
+
+    def _check_start(self, start: FloatArray, q: FloatArray, what: str) -> None:
+        gap = np.abs(start - q)
+        k = int(np.argmax(gap))
+        if gap[k] > self.start_tolerance:
+            raise InputError('refused: %s is %.4g away from the current pose at joint %r '
+                             '(start_tolerance %g): it would jump' % (
+                                 what, gap[k], self.model.joint_names[k],
+                                 self.start_tolerance))
+
+    def react(self, reaction: str, q: ArrayLike) -> None:
+        """
+        Stop the motion after a collision: ``'hold'`` the pose ``q`` or ``'float'``.
+
+        :raises InputError: An unknown reaction.
+        """
+        if reaction not in REACTIONS:
+            raise InputError('reaction must be one of %s, got %r' % (REACTIONS, reaction))
+        self._pause(np.asarray(q, dtype=np.float64))
+        self._state = 'holding' if reaction == 'hold' else 'floating'
+
+    def drop(self, q: ArrayLike) -> None:
+        """Forget the trajectory (nothing to resume) and hold the pose ``q``."""
+        self._traj = None
+        self._paused_at = None
+        self._hold_q = np.asarray(q, dtype=np.float64).copy()
+        self._integral[:] = 0.0
+        self._state = 'holding'
+
+    def hold(self, q: ArrayLike) -> None:
+        """Stop the motion and hold the pose ``q`` (model order)."""
+        self._pause(np.asarray(q, dtype=np.float64))
+        self._state = 'holding'
+
+    def _pause(self, q: FloatArray) -> None:
+        if self._state == 'tracking' and self._last_t is not None:
+            self._paused_at = self._last_t - self._t0
+        self._hold_q = q.copy()
+        self._integral[:] = 0.0
+
+    def resume(self, t: float, q: ArrayLike) -> str:
+        """
+        Continue the trajectory from where it stopped (or hold if there is none).
+
+        :return: What happened, for the log.
+        :raises InputError: The arm is more than ``start_tolerance`` from the trajectory's
+            pose at the stop time (pushed away while floating): move it back first.
+        """
+        q = np.asarray(q, dtype=np.float64)
+        if self._traj is None or self._paused_at is None:
+            self.hold(q)
+            return 'nothing to resume: holding the current pose'
+        at = self._paused_at
+        ref, _, _ = self._traj.sample(np.array([at]))
+        self._check_start(ref[0], q, 'the trajectory at %.3f s' % at)
+        self._t0 = float(t) - at
+        self._paused_at = None
+        self._state = 'tracking'
+        self._integral[:] = 0.0
+        return 'resumed at %.3f s of %.3f s' % (at, self._traj.duration)
+
+    def update(self, t: float, q: ArrayLike, qd: ArrayLike) -> Command:
+        """
+        Return the efforts for the state ``(q, qd)`` at time ``t``.
+
+        :param t: Time [s] (monotonic, the clock of :meth:`set_trajectory`).
+        :param q: Joint positions, model order, (n,); ``qd`` velocities.
+        :return: The :class:`Command` (finite, clamped efforts).
+        :raises InputError: Bad shapes or NaN/inf state (nothing to send then).
+        """
+        q, qd = self._check_state(q, qd)
+        dt = 0.0 if self._last_t is None else max(0.0, t - self._last_t)
+        self._last_t = float(t)
+        event = ''
+        n = self.model.dof
+        zero = np.zeros(n)
+        if self._state == 'idle' and self._hold_q is None:
+            self._hold_q = q.copy()
+        if self._state == 'tracking':
+            local = t - self._t0
+            qs, qds, qdds = self._traj.sample(np.array([local]))
+            q_d, qd_d, qdd_d = qs[0], qds[0], qdds[0]
+            if local >= self._traj.duration:
+                self._state = 'done'
+                self._hold_q = q_d.copy()
+                event = 'finished'
+        if self._state in ('idle', 'done', 'holding'):
+            q_d, qd_d, qdd_d = self._hold_q, zero, zero
+        if self._state == 'floating':
+            tau = self.model.gravity_torques(q)
+            if self.include_friction:
+                tau = tau + self.model.friction_torques(qd)
+            return self._finish(tau, 'floating', zero, event)
+        e = q_d - q
+        worst = int(np.argmax(np.abs(e)))
+        message = ''
+        if self._state == 'tracking' and abs(e[worst]) > self.max_tracking_error:
+            message = ('tracking error %.4g at joint %r above max_tracking_error %g: stopped, '
+                       'holding the current pose' % (abs(e[worst]),
+                                                     self.model.joint_names[worst],
+                                                     self.max_tracking_error))
+            self.hold(q)
+            q_d, qd_d, qdd_d, e = q, zero, zero, zero
+            event = 'tracking_error'
+        if np.any(self.ki > 0.0):
+            self._integral = np.clip(self._integral + e * dt, -self.integral_limit,
+                                     self.integral_limit)
+        tau = self._law(q, qd, q_d, qd_d, qdd_d, e, qd_d - qd)
+        return self._finish(tau, self._state, e, event, message)
+
+    def _finish(self, tau: FloatArray, state: str, e: FloatArray, event: str,
+                message: str = '') -> Command:
+        if not np.all(np.isfinite(tau)):
+            raise InputError('non-finite efforts %s: nothing to send' % tau)
+        clipped = np.clip(tau, -self.limits, self.limits)
+        return Command(clipped, state, e, event, bool(np.any(clipped != tau)), message)
+
+    def _law(self, q, qd, q_d, qd_d, qdd_d, e, ed) -> FloatArray:
+        raise NotImplementedError
+
+
+class ComputedTorqueController(TrajectoryController):
+    """``tau = M (qdd_d + Kd e_dot + Kp e + Ki int e) + C qd + g + F(qd_d)`` (Craig ch. 10)."""
+
+    def _law(self, q, qd, q_d, qd_d, qdd_d, e, ed) -> FloatArray:
+        v = qdd_d + self.kd * ed + self.kp * e + self.ki * self._integral
+        tau = self.model.inverse_dynamics(q, qd, v, include_armature=True)
+        if self.include_friction:
+            # at the desired velocity: the measured one would close a fast loop through the
+            # Coulomb friction's steep smooth sign (unstable at a few ms of sample time)
+            tau = tau + self.model.friction_torques(qd_d)
+        return tau
+
+
+class JointImpedanceController(TrajectoryController):
+    """``tau = g(q) + Kp e + Kd e_dot + [ID(q_d, qd_d, qdd_d) - g(q_d)] + friction(qd_d)``."""
+
+    def _law(self, q, qd, q_d, qd_d, qdd_d, e, ed) -> FloatArray:
+        feed = (self.model.inverse_dynamics(q_d, qd_d, qdd_d, include_armature=True)
+                - self.model.gravity_torques(q_d))
+        tau = (self.model.gravity_torques(q) + self.kp * e + self.kd * ed
+               + self.ki * self._integral + feed)
+        if self.include_friction:
+            tau = tau + self.model.friction_torques(qd_d)
+        return tau

@@ -1,0 +1,460 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+trajectory_controller: computed-torque trajectory tracking with collision reaction.
+
+Subscribes ``/joint_states``; takes trajectories on ``~/joint_trajectory``
+(trajectory_msgs/JointTrajectory, as joint_trajectory_controller does: a first point after
+t = 0 is reached from the current pose; a trajectory without timing, every
+``time_from_start`` zero, is retimed within the URDF velocity and effort limits and the
+``acceleration_limits`` parameter); publishes one effort command
+(std_msgs/Float64MultiArray, ``/<controller_name>/commands``, ``command_joints`` order) per
+received joint state. The control law is the library's
+(:class:`manip_dynamics.control.ComputedTorqueController`, or ``law: impedance``).
+
+Safety as gravity_compensation_node has it: glitched joint_states are rejected by the
+plausibility gate, stale ones (older than ``timeout``) stop the commands with one zero
+command; every command is finite and clamped to the effort limits; a tracking error above
+``max_tracking_error`` stops the motion and holds the pose; a trajectory whose first point
+(at t = 0) is away from the current pose is refused with a message. Collision reaction: a
+``contact: true`` on ``<observer_namespace>/contact`` (the external-torque observer) while
+moving switches to ``reaction`` (``hold`` the pose, or ``float``: gravity compensation only,
+so a person can push the arm away), logs it with the time from the contact message to the
+reaction; ``~/resume`` (std_srvs/Trigger) continues the trajectory where it stopped.
+``~/tracking_error`` (sensor_msgs/JointState, ``position`` = q_d - q, the joint state's
+stamp) is published while someone listens. A joint-state stamp that goes back (a simulator
+reset) drops the trajectory and holds the new pose. Where control_msgs is installed (every
+apt ROS 2) it also serves ``~/follow_joint_trajectory`` (control_msgs/FollowJointTrajectory,
+as joint_trajectory_controller does, so MoveIt can send plans directly): the result is
+SUCCESSFUL at the end, INVALID_GOAL for a refused trajectory, PATH_TOLERANCE_VIOLATED with
+the reason after a tracking-error stop or a contact.
+"""
+
+import sys
+import threading
+import time
+from typing import Any
+
+import numpy as np
+import rclpy
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from std_srvs.srv import Trigger
+from trajectory_msgs.msg import JointTrajectory
+
+from manip_dynamics.control.computed_torque import (
+    ComputedTorqueController, JointImpedanceController, REACTIONS, TimedPoints)
+from manip_dynamics.control.gravity_compensation import TIMEOUT_RANGE
+from manip_dynamics.errors import InputError
+from manip_dynamics.robot_model import RobotModel
+from manip_dynamics.ros.conversions import float64_multi_array, joint_state_arrays
+from manip_dynamics.ros.glitch_parameters import declare_gate_parameters
+from manip_dynamics.ros.node_runtime import GuardedNode, KindThrottle, run_node
+from manip_dynamics.ros.robot_description import (
+    declare_model_parameters, NO_MODEL_MESSAGE, param_float, param_float_list, param_range,
+    param_string, param_strings, report_startup_error, RobotDescriptionSource,
+    STARTUP_ERRORS, StartupError)
+from manip_dynamics.safety.ranges import Range
+
+#: Default node name.
+NODE_NAME = 'trajectory_controller'
+JOINT_STATES_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
+COMMANDS_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+LOG_PERIOD = 2.0
+LAWS = ('computed_torque', 'impedance')
+
+
+class TrajectoryControllerNode(GuardedNode):
+    """Track joint trajectories with the full dynamics; react to collisions."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        """
+        Declare and check the parameters, then create the model source and interfaces.
+
+        :raises StartupError: A bad parameter or robot_description.
+        """
+        super().__init__(NODE_NAME, **kwargs)
+        urdf, build = declare_model_parameters(self)
+        self.controller_name = param_string(
+            self, 'controller_name', 'effort_controller',
+            'Effort controller; commands go to /<controller_name>/commands')
+        self.command_joints = param_strings(
+            self, 'command_joints',
+            "The controller's joints in its order; empty = every model joint, model order")
+        self.law = param_string(self, 'law', 'computed_torque',
+                                'computed_torque (M(q) v + C qd + g + F) or impedance '
+                                '(g + Kp e + Kd e_dot + feed-forward)')
+        if self.law not in LAWS:
+            raise StartupError('parameter law must be one of %s, got %r' % (LAWS, self.law))
+        self.kp = param_float_list(self, 'kp', 'Position gains: one value or one per joint '
+                                   '(model order); computed_torque [1/s^2], impedance '
+                                   '[N m/rad]; empty = 400') or [400.0]
+        self.kd = param_float_list(self, 'kd', 'Velocity gains, as kp; empty = 40') or [40.0]
+        self.ki = param_float_list(self, 'ki', 'Integral gains, as kp; empty = none') or [0.0]
+        self.effort_scale = param_range(self, 'effort_scale', 1.0, 'Fraction of the effort '
+                                        'limits used', Range(0.0, 1.0, low_open=True))
+        self.effort_limits = param_float_list(
+            self, 'effort_limits', 'Effort limits per joint [N m or N], model order; empty = '
+            'the URDF limits')
+        self.max_tracking_error = param_float(
+            self, 'max_tracking_error', 0.2, 'Stop and hold when |q_d - q| exceeds this '
+            '[rad or m]', low=0.0, high=10.0, low_open=True)
+        self.start_tolerance = param_float(
+            self, 'start_tolerance', 0.05, 'Refuse a trajectory starting farther than this '
+            'from the current pose [rad or m]', low=0.0, high=10.0, low_open=True)
+        self.timeout = param_range(self, 'timeout', 0.1, 'Stop commanding when joint_states '
+                                   'are older [s]', TIMEOUT_RANGE)
+        self.reaction = param_string(self, 'reaction', 'hold', 'On contact: hold the pose or '
+                                     'float (gravity compensation only)')
+        if self.reaction not in REACTIONS:
+            raise StartupError('parameter reaction must be one of %s, got %r'
+                               % (REACTIONS, self.reaction))
+        self.observer_namespace = param_string(
+            self, 'observer_namespace', '/external_torque_observer',
+            'Namespace of the observer whose contact flag triggers the reaction; empty = none')
+        self.acceleration_limits = param_float_list(
+            self, 'acceleration_limits', 'For trajectories without timing (retimed): one '
+            'value or one per joint [rad/s^2 | m/s^2]; empty = such trajectories are refused')
+        self.gate_parameters = declare_gate_parameters(self, self.timeout)
+        self._lock = threading.Lock()
+        self._throttle = KindThrottle(self.get_logger(), LOG_PERIOD)
+        self._controller = None
+        self._model: RobotModel | None = None
+        self._index: list[int] = []
+        self._gate = None
+        self._q: np.ndarray | None = None
+        self._last_good = None
+        self._stopped = False
+        self._stamp = -1.0
+        self.commands_topic = '/%s/commands' % self.controller_name.strip('/')
+        self.commands_pub = self.create_publisher(Float64MultiArray, self.commands_topic,
+                                                  COMMANDS_QOS)
+        # q_d - q per joint state (position field), stamped with the joint state's stamp
+        self.error_pub = self.create_publisher(JointState, '~/tracking_error', 10)
+        group = MutuallyExclusiveCallbackGroup()
+        self.source = RobotDescriptionSource(self, urdf, build, on_model=self._prepare,
+                                             callback_group=MutuallyExclusiveCallbackGroup())
+        self.create_subscription(JointState, '/joint_states', self.joint_states_callback,
+                                 JOINT_STATES_QOS, callback_group=group)
+        self.create_subscription(JointTrajectory, '~/joint_trajectory',
+                                 self.trajectory_callback, 10, callback_group=group)
+        self.create_service(Trigger, '~/resume', self.resume_callback, callback_group=group)
+        self.create_timer(max(0.01, self.timeout / 4), self.watchdog_callback,
+                          callback_group=group)
+        self.contact_topic = ''
+        if self.observer_namespace.strip('/'):
+            try:
+                from manip_dynamics_interfaces.msg import Contact
+            except ImportError:
+                self.get_logger().warning('manip_dynamics_interfaces has no Contact message: '
+                                          'no collision reaction')
+            else:
+                self.contact_topic = '/%s/contact' % self.observer_namespace.strip('/')
+                self.create_subscription(Contact, self.contact_topic, self.contact_callback,
+                                         10, callback_group=group)
+        self._goal = None   # (goal handle, rclpy Future of the outcome) of the action
+        self._action_name = self._create_action_server()
+        self.get_logger().info(
+            'trajectory controller (%s) -> %s; trajectories on %s%s; reaction to contact on '
+            '%s: %s; max_tracking_error %g, timeout %g s' % (
+                self.law, self.commands_topic, self.resolve_topic_name('~/joint_trajectory'),
+                (' and the action ' + self._action_name) if self._action_name else
+                ' (no FollowJointTrajectory action: control_msgs is not installed)',
+                self.contact_topic or '(none)', self.reaction, self.max_tracking_error,
+                self.timeout))
+
+    # ------------------------------------------------------------------ action
+    def _create_action_server(self) -> str:
+        """Serve control_msgs/FollowJointTrajectory where control_msgs is importable."""
+        try:
+            from control_msgs.action import FollowJointTrajectory
+            from rclpy.action import ActionServer, CancelResponse, GoalResponse
+        except ImportError:
+            return ''
+        self._FollowJointTrajectory = FollowJointTrajectory
+
+        def on_goal(goal_request: Any) -> Any:
+            return GoalResponse.ACCEPT if self._controller is not None else \
+                GoalResponse.REJECT
+
+        def on_cancel(goal_handle: Any) -> Any:
+            return CancelResponse.ACCEPT
+        self._action_server = ActionServer(
+            self, FollowJointTrajectory, '~/follow_joint_trajectory', self._execute_goal,
+            goal_callback=on_goal, cancel_callback=on_cancel)
+        return self.resolve_topic_name('~/follow_joint_trajectory')
+
+    async def _execute_goal(self, goal_handle: Any) -> Any:
+        """Follow the goal's trajectory; the outcome comes from the joint_states callback."""
+        from rclpy.task import Future
+        Action = self._FollowJointTrajectory
+        result = Action.Result()
+        previous = self._goal
+        if previous is not None and not previous[1].done():
+            previous[1].set_result((Action.Result.INVALID_GOAL, 'preempted by a new goal'))
+        try:
+            self.start_trajectory(goal_handle.request.trajectory)
+        except ValueError as error:
+            result.error_code = Action.Result.INVALID_GOAL
+            result.error_string = str(error)
+            self.get_logger().error('goal refused: %s' % error)
+            goal_handle.abort()
+            return result
+        outcome = Future()
+        self._goal = (goal_handle, outcome)
+        code, text = await outcome
+        result.error_code = code
+        result.error_string = text
+        if code == Action.Result.SUCCESSFUL:
+            goal_handle.succeed()
+        elif goal_handle.is_cancel_requested:
+            goal_handle.canceled()
+        else:
+            goal_handle.abort()
+        return result
+
+    def _goal_step(self, command: Any, now_q: np.ndarray) -> None:
+        """Feed back and end the running goal from one control step."""
+        goal = self._goal
+        if goal is None or goal[1].done():
+            return
+        handle, outcome = goal
+        Result = self._FollowJointTrajectory.Result
+        if handle.is_cancel_requested:
+            with self._lock:
+                self._controller.drop(now_q)
+            outcome.set_result((Result.SUCCESSFUL, 'canceled: holding the current pose'))
+            return
+        state = self._controller.state
+        if command.event == 'finished' or state == 'done':
+            outcome.set_result((Result.SUCCESSFUL, ''))
+        elif command.event == 'tracking_error':
+            outcome.set_result((Result.PATH_TOLERANCE_VIOLATED, command.message))
+        elif state in ('holding', 'floating'):
+            outcome.set_result((Result.PATH_TOLERANCE_VIOLATED,
+                                'stopped by a contact (reaction %s): call ~/resume and send '
+                                'the rest of the trajectory again' % self.reaction))
+
+    # ------------------------------------------------------------------ model
+    def _prepare(self, model: RobotModel) -> None:
+        """Build the controller for a new model (InputError: rejected, old one kept)."""
+        names = self.command_joints or list(model.joint_names)
+        index = [model.joint_index(name) for name in names]
+        cls = ComputedTorqueController if self.law == 'computed_torque' else \
+            JointImpedanceController
+
+        def per_joint(values: list[float]) -> Any:
+            return values[0] if len(values) == 1 else np.array(values)
+        controller = cls(model, per_joint(self.kp), per_joint(self.kd), ki=per_joint(self.ki),
+                         effort_limits=self.effort_limits or None,
+                         effort_scale=self.effort_scale,
+                         max_tracking_error=self.max_tracking_error,
+                         start_tolerance=self.start_tolerance)
+        with self._lock:
+            self._model, self._index, self._controller = model, index, controller
+            self._gate = self.gate_parameters.gate(model)
+        self.get_logger().info('controlling joints %s, effort limits %s' % (
+            names, np.round(controller.limits[index], 6).tolist()))
+
+    # ------------------------------------------------------------------ control
+    def joint_states_callback(self, msg: JointState) -> None:
+        """One command per joint state."""
+        now = time.monotonic()
+        controller = self._controller
+        if controller is None:
+            self._throttle.warning(NO_MODEL_MESSAGE, kind='no model')
+            return
+        try:
+            q, qd = joint_state_arrays(self._model, msg)
+            if qd is None:
+                raise InputError('joint_states has no velocities')
+        except ValueError as error:
+            self._throttle.warning('ignoring joint_states: %s' % error)
+            return
+        verdict = self._gate.check(now, q, qd)
+        if not verdict.ok:
+            self._throttle.warning('implausible joint_states: %s' % verdict.message,
+                                   kind='glitch ' + verdict.kind)
+            return
+        stamp = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+        with self._lock:
+            self._q = q
+            self._last_good = now
+            if self._stopped:
+                self._stopped = False
+                controller.hold(q)
+                self.get_logger().info('joint_states are back: holding the current pose')
+            elif 0.0 < stamp < self._stamp - 1e-9:
+                controller.drop(q)
+                self.get_logger().info('joint_states time went back (a simulator reset?): '
+                                       'trajectory dropped, holding the new pose')
+            self._stamp = stamp
+            command = controller.update(now, q, qd)
+        if self._goal is not None:
+            self._goal_step(command, q)
+        if command.event == 'finished':
+            self.get_logger().info('trajectory finished: holding its last point')
+        elif command.event == 'tracking_error':
+            self.get_logger().error(command.message)
+        if command.saturated:
+            self._throttle.warning('efforts clipped to the effort limits', kind='saturated')
+        self.commands_pub.publish(float64_multi_array(command.tau[self._index]))
+        if self.error_pub.get_subscription_count() > 0:
+            error = JointState(name=list(self._model.joint_names),
+                               position=command.error.tolist())
+            error.header.stamp = msg.header.stamp
+            self.error_pub.publish(error)
+
+    def watchdog_callback(self) -> None:
+        """Stale joint_states: one zero command, then nothing until they come back."""
+        if self._controller is None or self._last_good is None or self._stopped:
+            return
+        age = time.monotonic() - self._last_good
+        if age > self.timeout:
+            with self._lock:
+                self._stopped = True
+                self._controller.hold(self._q)
+            self.commands_pub.publish(float64_multi_array(np.zeros(len(self._index))))
+            self.get_logger().error('joint_states are %.3f s old (timeout %g s): stopped, '
+                                    'sent one zero command' % (age, self.timeout))
+
+    def trajectory_callback(self, msg: JointTrajectory) -> None:
+        """Take a new trajectory (refused with a logged reason when it cannot be followed)."""
+        try:
+            self.start_trajectory(msg)
+        except ValueError as error:
+            self.get_logger().error('trajectory refused: %s' % error)
+
+    def start_trajectory(self, msg: JointTrajectory) -> str:
+        """
+        Convert, retime when untimed, check the start and follow ``msg``.
+
+        :return: A description for the log.
+        :raises ValueError: No model or state yet, bad message, or a start away from the pose.
+        """
+        model, controller, q = self._model, self._controller, self._q
+        if model is None or controller is None:
+            raise InputError(NO_MODEL_MESSAGE)
+        if q is None:
+            raise InputError('no joint_states yet: the current pose is unknown')
+        traj, how = self._trajectory(model, msg, q)
+        with self._lock:
+            controller.set_trajectory(traj, time.monotonic(), self._q)
+        text = '%s trajectory of %d points, %.3f s' % (how, len(msg.points), traj.duration)
+        self.get_logger().info('following a %s' % text)
+        return text
+
+    def _trajectory(self, model: RobotModel, msg: JointTrajectory, q: np.ndarray) -> tuple:
+        names = list(msg.joint_names)
+        if sorted(names) != sorted(model.joint_names):
+            raise InputError('joint_names must name every joint of the model once (%s), got '
+                             '%s' % (', '.join(model.joint_names), names))
+        if not msg.points:
+            raise InputError('the trajectory has no points')
+        order = [names.index(n) for n in model.joint_names]
+        times = np.array([p.time_from_start.sec + 1e-9 * p.time_from_start.nanosec
+                          for p in msg.points])
+        try:
+            pos = np.array([np.asarray(p.positions, dtype=np.float64)[order]
+                            for p in msg.points])
+        except IndexError:
+            raise InputError('every point needs one position per joint') from None
+        if np.all(times == 0.0):
+            if not self.acceleration_limits:
+                raise InputError('the trajectory has no timing and the parameter '
+                                 'acceleration_limits is empty: cannot retime it')
+            from manip_dynamics.planning import retime
+            acc = (self.acceleration_limits[0] if len(self.acceleration_limits) == 1
+                   else np.array(self.acceleration_limits))
+            # from the current pose: it replaces a first point within start_tolerance of
+            # it (a planner's start), else it is put before the first point
+            if np.max(np.abs(pos[0] - q)) <= self.start_tolerance:
+                if len(pos) == 1:
+                    return TimedPoints([0.0], q[None, :]), 'retimed (already there)'
+                waypoints = np.vstack([q, pos[1:]])
+            else:
+                waypoints = np.vstack([q, pos])
+            return (retime(model, waypoints, acceleration_limits=acc,
+                           effort_scale=self.effort_scale), 'retimed')
+
+        def field(name: str) -> np.ndarray | None:
+            values = [getattr(p, name) for p in msg.points]
+            if all(len(v) == len(names) for v in values):
+                return np.array([np.asarray(v, dtype=np.float64)[order] for v in values])
+            return None
+        vel, acc = field('velocities'), field('accelerations')
+        if times[0] > 0.0:  # as joint_trajectory_controller: from the current pose at rest
+            times = np.concatenate([[0.0], times])
+            pos = np.vstack([q, pos])
+            vel = None if vel is None else np.vstack([np.zeros(len(q)), vel])
+            acc = None if acc is None else np.vstack([np.zeros(len(q)), acc])
+        return TimedPoints(times, pos, vel, acc if vel is not None else None), 'timed'
+
+    def contact_callback(self, msg: Any) -> None:
+        """Contact while moving: stop and react (hold or float)."""
+        received = time.monotonic()
+        controller = self._controller
+        if controller is None or not msg.contact or self._q is None:
+            return
+        if controller.state != 'tracking':
+            return
+        with self._lock:
+            controller.react(self.reaction, self._q)
+        self.get_logger().warning(
+            'contact (strongest at %s): stopped the trajectory, reaction %s (%.1f ms after '
+            'the contact message arrived); call ~/resume to continue' % (
+                msg.strongest_joint, self.reaction, 1e3 * (time.monotonic() - received)))
+
+    def resume_callback(self, request: Trigger.Request,
+                        response: Trigger.Response) -> Trigger.Response:
+        """Continue the stopped trajectory from where it stopped."""
+        try:
+            if self._controller is None or self._q is None:
+                raise InputError(NO_MODEL_MESSAGE)
+            with self._lock:
+                response.message = self._controller.resume(time.monotonic(), self._q)
+            response.success = True
+            self.get_logger().info('resume: %s' % response.message)
+        except ValueError as error:
+            response.success = False
+            response.message = str(error)
+            self.get_logger().warning('resume refused: %s' % error)
+        return response
+
+    def publish_zero(self) -> bool:
+        """Publish one all-zero command (when the command length is known)."""
+        if not self._index or not rclpy.ok(context=self.context):
+            return False
+        self.commands_pub.publish(float64_multi_array(np.zeros(len(self._index))))
+        return True
+
+
+def _send_last_zero(node: TrajectoryControllerNode) -> None:
+    if node.publish_zero():
+        node.get_logger().info('shutting down: sent one zero command to %s'
+                               % node.commands_topic)
+        time.sleep(0.05)
+
+
+def main(args: list[str] | None = None) -> int:
+    """Run the trajectory controller; publish a zero command on the way out."""
+    return run_node(NODE_NAME, TrajectoryControllerNode, args, STARTUP_ERRORS,
+                    report_startup_error, before_destroy=_send_last_zero)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

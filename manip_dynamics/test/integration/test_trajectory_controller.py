@@ -1,0 +1,217 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+trajectory_controller driving simulator_node over real DDS (issue 21).
+
+The controller holds the start pose (releasing the simulator's brakes), follows an untimed
+trajectory (retimed) to its end, refuses one that would jump, stops on a contact message and
+holds, resumes on ``~/resume``, and stops with a zero command when joint_states go stale.
+Expected values: the trajectory's points and the simulator's own start pose.
+"""
+
+import time
+
+import numpy as np
+import pytest
+from ros_test_support import (read_log, require_interfaces, require_rclpy, spun_node,
+                              STARTUP_TIMEOUT, wait_until)
+
+rclpy = require_rclpy()
+srv = require_interfaces()
+
+from sensor_msgs.msg import JointState  # noqa: E402, I100
+from std_srvs.srv import SetBool, Trigger  # noqa: E402
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
+
+from manip_dynamics.bundled import urdf_path  # noqa: E402
+from manip_dynamics.ros.node_process import start_node, stop_node  # noqa: E402
+from manip_dynamics_interfaces.msg import Contact  # noqa: E402
+
+pytestmark = [pytest.mark.rostest, pytest.mark.slow]
+
+NAMES = ['cobot7_joint%d' % i for i in range(1, 8)]
+MOVE = np.array([0.5, 0.3, -0.2, 0.4, 0.3, -0.3, 0.2])
+
+
+@pytest.fixture(scope='module')
+def graph():
+    """Start a simulator and a trajectory controller on private topics; yield a probe."""
+    with open(urdf_path('cobot7'), encoding='utf-8') as stream:
+        xml = stream.read()
+    remap = ('/joint_states:=/tc/joint_states',)
+    sim = start_node('simulator_node', 'tc_sim', {
+        'robot_description': xml, 'controller_name': 'tc_effort', 'brakes': True,
+        'command_timeout': 0.5, 'publish_clock': False,
+        'joint_commands_topic': '/tc_sim/joint_commands'}, remaps=remap)
+    ctl = start_node('trajectory_controller', 'tc_ctrl', {
+        'robot_description': xml, 'controller_name': 'tc_effort', 'timeout': 0.5,
+        'acceleration_limits': [2.0], 'observer_namespace': '/tc_obs',
+        'max_tracking_error': 0.1}, remaps=remap)
+    try:
+        with spun_node('tc_probe') as node:
+            states = []
+            node.create_subscription(JointState, '/tc/joint_states',
+                                     lambda m: states.append((time.monotonic(),
+                                                              np.array(m.position))), 100)
+            node.traj_pub = node.create_publisher(JointTrajectory,
+                                                  '/tc_ctrl/joint_trajectory', 10)
+            node.contact_pub = node.create_publisher(Contact, '/tc_obs/contact', 10)
+            node.states = states
+            node.procs = {'sim': sim, 'ctl': ctl}
+            wait_until(lambda: 'brakes released' in read_log(sim), STARTUP_TIMEOUT,
+                       'the controller never released the brakes:\n' + read_log(ctl))
+            wait_until(lambda: node.traj_pub.get_subscription_count() > 0, 30.0,
+                       'no trajectory subscription')
+            wait_until(lambda: len(states) > 10, 30.0, 'no joint_states')
+            yield node
+    finally:
+        stop_node(ctl)
+        stop_node(sim)
+
+
+def pose(graph) -> np.ndarray:
+    """Return the newest simulated pose."""
+    return graph.states[-1][1]
+
+
+def untimed(positions) -> JointTrajectory:
+    """Return a JointTrajectory of positions without timing."""
+    msg = JointTrajectory(joint_names=NAMES)
+    for row in positions:
+        msg.points.append(JointTrajectoryPoint(positions=[float(v) for v in row]))
+    return msg
+
+
+def send_until_logged(graph, msg, text: str, timeout: float = 20.0) -> None:
+    """Publish ``msg`` (every 3 s) until ``text`` appears once more in the controller's log."""
+    proc = graph.procs['ctl']
+    before = read_log(proc).count(text)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        graph.traj_pub.publish(msg)
+        # once only if it arrives: a second copy of a move would be refused (it starts away)
+        wait = time.monotonic() + 3.0
+        while time.monotonic() < wait:
+            if read_log(proc).count(text) > before:
+                return
+            time.sleep(0.05)
+    raise AssertionError('%r not logged:\n%s' % (text, read_log(proc)))
+
+
+def test_holds_then_follows_an_untimed_trajectory(graph):
+    start = pose(graph).copy()
+    time.sleep(1.0)
+    np.testing.assert_allclose(pose(graph), start, atol=2e-3)  # held still
+    goal = start + MOVE
+    send_until_logged(graph, untimed([start, goal]), 'following a retimed trajectory')
+    wait_until(lambda: 'trajectory finished' in read_log(graph.procs['ctl']), 30.0,
+               'no end:\n' + read_log(graph.procs['ctl']))
+    time.sleep(0.5)
+    np.testing.assert_allclose(pose(graph), goal, atol=3e-3)
+
+
+def test_a_trajectory_that_would_jump_is_refused(graph):
+    here = pose(graph).copy()
+    msg = JointTrajectory(joint_names=NAMES)
+    msg.points.append(JointTrajectoryPoint(positions=list(here + 0.3)))
+    msg.points.append(JointTrajectoryPoint(positions=list(here + 0.4)))
+    msg.points[1].time_from_start.sec = 2
+    send_until_logged(graph, msg, 'trajectory refused')
+    assert 'it would jump' in read_log(graph.procs['ctl'])
+    time.sleep(0.5)
+    np.testing.assert_allclose(pose(graph), here, atol=3e-3)
+
+
+def test_contact_stops_and_resume_continues(graph):
+    here = pose(graph).copy()
+    goal = here - MOVE
+    send_until_logged(graph, untimed([here, goal]), 'following a retimed trajectory')
+    time.sleep(0.3)  # moving
+    contact = Contact(joint_names=NAMES, joint_contact=[False] * 7,
+                      normalized_residual=[0.0] * 7, strongest_joint=NAMES[1],
+                      strongest_normalized_residual=5.0, contact=True)
+    proc = graph.procs['ctl']
+    sent = time.monotonic()
+    before = read_log(proc).count('reaction hold')
+    while read_log(proc).count('reaction hold') == before:
+        graph.contact_pub.publish(contact)
+        time.sleep(0.02)
+        assert time.monotonic() - sent < 10.0, read_log(proc)
+    time.sleep(0.5)  # it brakes to the pose of the reaction (moving at about 1 rad/s)
+    stopped = pose(graph).copy()
+    time.sleep(1.0)
+    assert np.max(np.abs(pose(graph) - stopped)) < 1e-2, 'the arm kept moving after contact'
+    assert np.max(np.abs(stopped - goal)) > 0.05, 'it had already arrived'
+    with spun_node('tc_resume') as node:
+        client = node.create_client(Trigger, '/tc_ctrl/resume')
+        assert client.wait_for_service(timeout_sec=30.0)
+        future = client.call_async(Trigger.Request())
+        wait_until(future.done, 30.0, 'no answer')
+    assert future.result().success, future.result().message
+    assert 'resumed at' in future.result().message
+    wait_until(lambda: np.max(np.abs(pose(graph) - goal)) < 3e-3, 30.0,
+               'did not reach the goal after resume:\n' + read_log(proc))
+
+
+def test_stale_joint_states_stop_with_a_zero_command(graph):
+    proc = graph.procs['ctl']
+    with spun_node('tc_pause') as node:
+        client = node.create_client(SetBool, '/tc_sim/pause')
+        assert client.wait_for_service(timeout_sec=30.0)
+        future = client.call_async(SetBool.Request(data=True))
+        wait_until(future.done, 30.0, 'no answer')
+        wait_until(lambda: 'sent one zero command' in read_log(proc), 10.0,
+                   'no stop on stale joint_states:\n' + read_log(proc))
+        future = client.call_async(SetBool.Request(data=False))
+        wait_until(future.done, 30.0, 'no answer')
+    wait_until(lambda: 'joint_states are back: holding' in read_log(proc), 10.0,
+               read_log(proc))
+
+
+def test_follow_joint_trajectory_action(graph):
+    """MoveIt's interface: goal, success at the end; a jump is INVALID_GOAL."""
+    action = pytest.importorskip(
+        'control_msgs.action', reason='control_msgs not installed (an apt ROS 2 interface '
+        'package, not on PyPI; build it from ros-controls/control_msgs to run this)')
+    from rclpy.action import ActionClient
+    here = pose(graph).copy()
+    goal_pose = here + 0.5 * MOVE
+    with spun_node('tc_action') as node:
+        client = ActionClient(node, action.FollowJointTrajectory,
+                              '/tc_ctrl/follow_joint_trajectory')
+        assert client.wait_for_server(timeout_sec=30.0), 'no action server'
+
+        def run(points, times):
+            goal = action.FollowJointTrajectory.Goal()
+            goal.trajectory.joint_names = NAMES
+            for p, t in zip(points, times):
+                point = JointTrajectoryPoint(positions=[float(v) for v in p])
+                point.time_from_start.sec = int(t)
+                point.time_from_start.nanosec = int(round((t - int(t)) * 1e9))
+                goal.trajectory.points.append(point)
+            sent = client.send_goal_async(goal)
+            wait_until(sent.done, 30.0, 'goal not answered')
+            handle = sent.result()
+            assert handle.accepted
+            result = handle.get_result_async()
+            wait_until(result.done, 60.0, 'no result')
+            return result.result().result
+        answer = run([goal_pose], [2.0])  # first point after t = 0: from the current pose
+        assert answer.error_code == action.FollowJointTrajectory.Result.SUCCESSFUL, \
+            answer.error_string
+        np.testing.assert_allclose(pose(graph), goal_pose, atol=3e-3)
+        answer = run([goal_pose + 0.3, goal_pose], [0.0, 1.0])
+        assert answer.error_code == action.FollowJointTrajectory.Result.INVALID_GOAL
+        assert 'jump' in answer.error_string

@@ -1,0 +1,180 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The computed-torque and joint-impedance controllers (issue 21) in closed loop.
+
+References: Craig ch. 10's error equation ``e'' + Kv e' + Kp e = 0`` (with a perfect model the
+computed-torque loop is a critically damped second-order system whose solution is written
+out below), the trajectory itself (tracking), and the controller's own contract (limits,
+refusals, reactions).
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from manip_dynamics import RobotModel
+from manip_dynamics.bundled import urdf_path
+from manip_dynamics.control import (ComputedTorqueController, JointImpedanceController,
+                                    TimedPoints)
+from manip_dynamics.errors import InputError
+from manip_dynamics.planning import retime
+from manip_dynamics.simulation import Simulator
+
+READY = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+
+
+@pytest.fixture(scope='module')
+def model():
+    """Return cobot7 (URDF friction and rotor inertia are part of the model)."""
+    return RobotModel.from_urdf_file(urdf_path('cobot7'))
+
+
+def closed_loop(model, controller, q0, duration, dt=5e-4, qd0=None, push=None,
+                friction=True):
+    """Simulate the arm under ``controller``; return times, positions, commands, states."""
+    sim = Simulator(model, q0, qd0, dt=dt, integrator='rk4', include_friction=friction,
+                    include_armature=True, limits='none')
+    ts, qs, taus, states = [], [], [], []
+    for k in range(int(round(duration / dt))):
+        t = k * dt
+        command = controller.update(t, sim.q, sim.qd)
+        tau = command.tau + (push(t) if push is not None else 0.0)
+        sim.step(tau)
+        ts.append(t)
+        qs.append(sim.q.copy())
+        taus.append(command.tau)
+        states.append(command.state)
+    return np.array(ts), np.array(qs), np.array(taus), states
+
+
+def test_error_follows_the_critically_damped_closed_form(model):
+    """
+    Craig ch. 10: e'' + 2 w e' + w^2 e = 0, e(t) = (e0 + (e0' + w e0) t) exp(-w t).
+
+    The error equation holds for a perfect model: the rigid arm without friction (the
+    controller's friction compensation acts at the desired velocity, 0 here).
+    """
+    w = 20.0
+    ctl = ComputedTorqueController(model, kp=w * w, kd=2 * w, effort_limits=np.full(7, 1e6),
+                                   include_friction=False)
+    target = TimedPoints([0.0], [READY])
+    ctl.set_trajectory(target, 0.0, READY)
+    e0 = np.array([0.02, -0.015, 0.01, 0.02, -0.01, 0.015, 0.01])
+    ctl.start_tolerance = 1.0
+    dt = 2e-4
+    ts, qs, _, _ = closed_loop(model, ctl, READY - e0, 0.4, dt=dt, friction=False)
+    # the command is held over each step: compare from one step on, with the step's lag
+    expected = (e0[None, :] + (w * e0)[None, :] * (ts + dt)[:, None]) * np.exp(
+        -w * (ts + dt))[:, None]
+    error = READY - qs
+    assert np.max(np.abs(error - expected)) < 0.02 * np.max(np.abs(e0))
+    assert np.max(np.abs(error[-1])) < 0.01 * np.max(np.abs(e0))  # 9 e^-8 = 0.3 % left
+
+
+def test_tracks_a_retimed_trajectory_and_holds_the_end(model):
+    waypoints = np.array([READY, READY + [0.4, 0.3, -0.2, 0.4, 0.3, -0.3, 0.2]])
+    traj = retime(model, waypoints, acceleration_limits=3.0, effort_scale=0.7)
+    ctl = ComputedTorqueController(model, kp=400.0, kd=40.0)
+    ctl.set_trajectory(traj, 0.0, READY)
+    ts, qs, taus, states = closed_loop(model, ctl, READY, traj.duration + 0.5)
+    desired, _, _ = traj.sample(ts)
+    assert np.max(np.abs(qs - desired)) < 2e-3
+    assert states[-1] == 'done'
+    np.testing.assert_allclose(qs[-1], waypoints[-1], atol=1e-3)
+    assert np.all(np.abs(taus) <= model.effort_limits)
+
+
+def test_impedance_variant_tracks_within_its_stiffness(model):
+    waypoints = np.array([READY, READY + [0.3, 0.2, 0.0, 0.3, 0.0, 0.0, 0.0]])
+    traj = retime(model, waypoints, acceleration_limits=2.0)
+    ctl = JointImpedanceController(model, kp=[600, 600, 600, 600, 100, 100, 100],
+                                   kd=[50, 50, 50, 50, 10, 10, 10])
+    ctl.set_trajectory(traj, 0.0, READY)
+    ts, qs, _, _ = closed_loop(model, ctl, READY, traj.duration + 1.0)
+    desired, _, _ = traj.sample(ts)
+    assert np.max(np.abs(qs - desired)) < 0.02
+    np.testing.assert_allclose(qs[-1], waypoints[-1], atol=2e-3)
+
+
+def test_efforts_are_clamped_to_the_limits(model):
+    ctl = ComputedTorqueController(model, kp=1e6, kd=1e3, effort_scale=0.5,
+                                   start_tolerance=1.0)
+    ctl.set_trajectory(TimedPoints([0.0], [READY + 0.5]), 0.0, READY)
+    command = ctl.update(0.0, READY, np.zeros(7))
+    assert command.saturated
+    assert np.all(np.abs(command.tau) <= 0.5 * model.effort_limits + 1e-12)
+
+
+def test_a_trajectory_that_starts_away_is_refused(model):
+    ctl = ComputedTorqueController(model, kp=100.0, kd=20.0)
+    far = TimedPoints([0.0, 1.0], [READY + [0, 0.3, 0, 0, 0, 0, 0], READY])
+    with pytest.raises(InputError, match="joint 'cobot7_joint2'.*jump"):
+        ctl.set_trajectory(far, 0.0, READY)
+    assert ctl.state == 'idle'
+
+
+def test_tracking_error_stops_and_holds(model):
+    ctl = ComputedTorqueController(model, kp=100.0, kd=20.0, max_tracking_error=0.05)
+    traj = TimedPoints([0.0, 2.0], [READY, READY + 0.5])
+    ctl.set_trajectory(traj, 0.0, READY)
+    stuck = READY.copy()  # the arm does not move (blocked): the error grows
+    events = []
+    for k in range(400):
+        command = ctl.update(0.01 * k, stuck, np.zeros(7))
+        events.append(command.event)
+        if command.event:
+            break
+    assert events[-1] == 'tracking_error' and 'max_tracking_error' in command.message
+    assert ctl.state == 'holding'
+    again = ctl.update(5.0, stuck, np.zeros(7))
+    np.testing.assert_allclose(again.error, 0.0)  # holds where it stopped
+
+
+def test_collision_reactions_and_resume(model):
+    traj = retime(model, np.array([READY, READY + 0.3]), acceleration_limits=2.0)
+    ctl = ComputedTorqueController(model, kp=400.0, kd=40.0)
+    ctl.set_trajectory(traj, 0.0, READY)
+    q_mid, _, _ = traj.sample([0.5])
+    ctl.update(0.5, q_mid[0], np.zeros(7))
+    ctl.react('float', q_mid[0])
+    floating = ctl.update(0.6, q_mid[0], np.zeros(7))
+    np.testing.assert_allclose(floating.tau, model.gravity_torques(q_mid[0]))
+    pushed = q_mid[0] + [0.2, 0, 0, 0, 0, 0, 0]
+    with pytest.raises(InputError, match='away from the current pose'):
+        ctl.resume(0.7, pushed)
+    assert 'resumed at 0.500' in ctl.resume(0.7, q_mid[0])
+    command = ctl.update(0.7, q_mid[0], np.zeros(7))
+    assert command.state == 'tracking'
+    np.testing.assert_allclose(command.error, 0.0, atol=1e-9)  # continues where it was
+    ctl.react('hold', q_mid[0])
+    assert ctl.update(0.8, q_mid[0], np.zeros(7)).state == 'holding'
+    with pytest.raises(InputError, match='reaction'):
+        ctl.react('panic', q_mid[0])
+
+
+def test_bad_gains_and_states_are_named(model):
+    with pytest.raises(InputError, match='kp'):
+        ComputedTorqueController(model, kp=[1.0] * 3, kd=1.0)
+    with pytest.raises(InputError, match='kd'):
+        ComputedTorqueController(model, kp=1.0, kd=-1.0)
+    with pytest.raises(InputError, match='effort limits'):
+        ComputedTorqueController(model, kp=1.0, kd=1.0, effort_limits=[math.inf] * 7)
+    ctl = ComputedTorqueController(model, kp=1.0, kd=1.0)
+    with pytest.raises(InputError, match='finite'):
+        ctl.update(0.0, READY * np.nan, np.zeros(7))
+    with pytest.raises(InputError, match='times'):
+        TimedPoints([0.0, 0.0], [READY, READY])
