@@ -95,12 +95,13 @@ def read_log(proc: Any) -> str:
 
 
 def send_until_logged(proc: Any, publisher: Any, msg: Any, text: str,
-                      timeout: float = 20.0) -> None:
+                      timeout: float = 20.0, period: float = 0.05) -> None:
     """
-    Publish ``msg`` every 50 ms until ``text`` appears once more in the node's log.
+    Publish ``msg`` every ``period`` s until ``text`` appears once more in the node's log.
 
     Our publisher seeing the node's subscription does not mean that the node has matched
-    our publisher yet (discovery runs both ways): a single message can be lost.
+    our publisher yet (discovery runs both ways): a single message can be lost. A long
+    ``period`` sends a message that must arrive once (a move) again only when it was lost.
 
     :param proc: A process from :func:`manip_dynamics.ros.node_process.start_node`.
     :raises AssertionError: ``text`` was not logged again within ``timeout`` s.
@@ -109,9 +110,13 @@ def send_until_logged(proc: Any, publisher: Any, msg: Any, text: str,
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         publisher.publish(msg)
-        time.sleep(0.05)
-        if read_log(proc).count(text) > before:
-            return
+        resend = min(deadline, time.monotonic() + period)
+        while True:
+            time.sleep(min(0.05, period))
+            if read_log(proc).count(text) > before:
+                return
+            if time.monotonic() >= resend:
+                break
     raise AssertionError('%r not logged again by %s within %g s:\n%s' % (
         text, proc.args[2], timeout, read_log(proc)))
 

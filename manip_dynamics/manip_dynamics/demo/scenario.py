@@ -279,14 +279,15 @@ class DemoScenario:
     def _send_move(self) -> None:
         """Send the out-and-back move to trajectory_controller (timed points at 50 Hz)."""
         from trajectory_msgs.msg import JointTrajectoryPoint
+
+        from manip_dynamics.ros.conversions import time_msg
         msg = self._JointTrajectory(joint_names=list(self.model.joint_names))
         for t in np.arange(0.0, 2 * MOVE_LEG + 1e-9, 0.02):
             q, qd, qdd = self._reference(float(t))
             point = JointTrajectoryPoint(positions=q.tolist(), velocities=qd.tolist(),
                                          accelerations=qdd.tolist())
-            sec = int(t)
-            point.time_from_start.sec = sec
-            point.time_from_start.nanosec = int(round((t - sec) * 1e9)) % 1_000_000_000
+            stamp = time_msg(float(t))
+            point.time_from_start.sec, point.time_from_start.nanosec = stamp.sec, stamp.nanosec
             msg.points.append(point)
         self.trajectory_pub.publish(msg)
 

@@ -523,12 +523,8 @@ def retime(model, waypoints: ArrayLike, *, velocity_limits: LimitSpec = None,
                 repairs = max_repairs
                 traj = RetimedTrajectory(names, path, knots, t, s, sd, sdd, index,
                                          RetimingReport(0, 0, 0, repairs, 1.0, len(s)))
-                times = _check_times(t, check_rate)
-                scale = _uniform_slow_down(table, traj, problem, limit)
-                t, sd, sdd = t * scale, sd / scale, sdd / scale ** 2
-                traj._set_timing(t, s, sd, sdd)
-                times = _check_times(t, check_rate)
-                rv, ra, rt = _usage(table, traj, problem, times)
+                scale, (rv, ra, rt) = _uniform_slow_down(table, traj, problem, limit,
+                                                         check_rate)
                 break
             seg = int(np.searchsorted(index, error.index, side='right')) - 1
             k = error.index
@@ -555,12 +551,7 @@ def retime(model, waypoints: ArrayLike, *, velocity_limits: LimitSpec = None,
         if not np.any(bad):
             break
         if repairs >= max_repairs:
-            # a uniform slow-down: velocity / k, path acceleration / k^2
-            scale = _uniform_slow_down(table, traj, problem, limit)
-            t, sd, sdd = t * scale, sd / scale, sdd / scale ** 2
-            traj._set_timing(t, s, sd, sdd)
-            times = _check_times(t, check_rate)
-            rv, ra, rt = _usage(table, traj, problem, times)
+            scale, (rv, ra, rt) = _uniform_slow_down(table, traj, problem, limit, check_rate)
             break
         repairs += 1
         last = (t, sd, sdd)
@@ -606,30 +597,39 @@ def _tighten(phi: FloatArray, seg: NDArray[np.int64], ratio: FloatArray,
     phi[hit] = phi[hit] * np.minimum(0.98, (limit / spread[hit]) ** 2)
 
 
-def _uniform_slow_down(table: _Table, traj: RetimedTrajectory, p: _Problem,
-                       limit: float) -> float:
-    """Return the smallest time scale (>= 1, bisection) that brings every sample in."""
+def _uniform_slow_down(table: _Table, traj: RetimedTrajectory, p: _Problem, limit: float,
+                       check_rate: float) -> tuple[float, tuple[FloatArray, ...]]:
+    """
+    Slow ``traj`` down uniformly until every check sample is within ``limit``.
+
+    Scaling time by ``k`` divides the path velocity by ``k`` and the path acceleration by
+    ``k^2``; the smallest such ``k >= 1`` is found by doubling, then bisection. ``traj`` is
+    left with the slowed timing.
+
+    :return: ``k`` and the usage ratios (velocity, acceleration, effort) at that timing.
+    :raises ValueError: Even 64 times slower it does not fit (gravity alone?).
+    """
     t, s, sd, sdd = traj._t, traj._s, traj._sd, traj._sdd
+
+    def usage(k: float) -> tuple[FloatArray, ...]:
+        traj._set_timing(t * k, s, sd / k, sdd / k ** 2)
+        return _usage(table, traj, p, _check_times(t * k, check_rate))
+
+    def fits(k: float) -> bool:
+        return max(float(np.max(r)) for r in usage(k)) <= limit
     lo, hi = 1.0, 2.0
-    while True:
-        traj._set_timing(t * hi, s, sd / hi, sdd / hi ** 2)
-        rv, ra, rt = _usage(table, traj, p, _check_times(t * hi, 4000.0))
-        if max(rv.max(), ra.max(), rt.max()) <= limit:
-            break
+    while not fits(hi):
         if hi > 64.0:
             raise ValueError('no uniform slow-down brings the trajectory within the limits '
                              '(gravity alone exceeds an effort limit?)')
         lo, hi = hi, 2.0 * hi
     for _ in range(30):
         mid = 0.5 * (lo + hi)
-        traj._set_timing(t * mid, s, sd / mid, sdd / mid ** 2)
-        rv, ra, rt = _usage(table, traj, p, _check_times(t * mid, 4000.0))
-        if max(rv.max(), ra.max(), rt.max()) <= limit:
+        if fits(mid):
             hi = mid
         else:
             lo = mid
-    traj._set_timing(t, s, sd, sdd)
-    return hi
+    return hi, usage(hi)
 
 
 def _warm_retiming(model) -> None:

@@ -46,6 +46,21 @@ from manip_dynamics.robot_model import RobotModel
 FloatArray = NDArray[np.float64]
 
 
+def time_msg(seconds: float) -> Time:
+    """
+    Convert a time in seconds to builtin_interfaces/Time (also the fields of a Duration).
+
+    :param seconds: Time [s], >= 0.
+    :return: The message.
+    """
+    sec = int(math.floor(seconds))
+    nanosec = int(round((seconds - sec) * 1e9))
+    if nanosec >= 1_000_000_000:
+        sec += 1
+        nanosec -= 1_000_000_000
+    return Time(sec=sec, nanosec=nanosec)
+
+
 def response_joint_names(model: RobotModel, names: Sequence[str]) -> list[str]:
     """
     Return the joint names a response reports: the request's, or the model's when empty.

@@ -60,7 +60,8 @@ from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.conversions import float64_multi_array, joint_state_arrays
 from manip_dynamics.ros.glitch_parameters import declare_gate_parameters, GateParameters
-from manip_dynamics.ros.node_runtime import GuardedNode, KindThrottle, run_node
+from manip_dynamics.ros.node_runtime import (
+    GuardedNode, KindThrottle, run_node, send_last_zero)
 from manip_dynamics.ros.payloads import (
     apply_payload_request, declare_payload_parameters, Payloads)
 from manip_dynamics.ros.robot_description import (
@@ -282,14 +283,6 @@ class GravityCompensationNode(GuardedNode):
         return response
 
 
-def _send_last_zero(node: GravityCompensationNode) -> None:
-    """Publish the zero command on the way out and give the middleware time to send it."""
-    if node.publish_zero():
-        node.get_logger().info('shutting down: sent one zero command to %s'
-                               % node.commands_topic)
-        time.sleep(0.05)  # let the middleware hand the last command out
-
-
 def main(args: list[str] | None = None) -> int:
     """
     Run the gravity-compensation node; publish a zero command on the way out.
@@ -303,7 +296,7 @@ def main(args: list[str] | None = None) -> int:
     :return: Exit code: 0 after a normal shutdown, 1 on unusable start-up parameters.
     """
     return run_node(NODE_NAME, GravityCompensationNode, args, STARTUP_ERRORS,
-                    report_startup_error, before_destroy=_send_last_zero)
+                    report_startup_error, before_destroy=send_last_zero)
 
 
 if __name__ == '__main__':

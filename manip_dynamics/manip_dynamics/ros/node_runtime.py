@@ -429,6 +429,19 @@ def prepare_kernels(logger: Any, slow: float = 0.5) -> float:
     return total
 
 
+def send_last_zero(node: Any) -> None:
+    """
+    ``before_destroy`` of a node that commands an arm: one last zero command on the way out.
+
+    Calls the node's ``publish_zero()`` (True when a command went out), logs it with the
+    node's ``commands_topic`` and gives the middleware 50 ms to hand the message out.
+    """
+    if node.publish_zero():
+        node.get_logger().info('shutting down: sent one zero command to %s'
+                               % node.commands_topic)
+        time.sleep(0.05)  # let the middleware hand the last command out
+
+
 def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = None,
              startup_errors: tuple = (), report: Callable[[str, Exception], int] | None = None,
              before_destroy: Callable[[Any], None] | None = None, prepare: bool = True) -> int:

@@ -47,7 +47,6 @@ import time
 from typing import Any
 import xml.etree.ElementTree as ElementTree
 
-from builtin_interfaces.msg import Time
 import numpy as np
 from numpy.typing import NDArray
 from rcl_interfaces.msg import ParameterDescriptor
@@ -60,6 +59,7 @@ from std_msgs.msg import Float64, Float64MultiArray
 from std_srvs.srv import SetBool, Trigger
 
 from manip_dynamics.robot_model import RobotModel
+from manip_dynamics.ros.conversions import time_msg
 from manip_dynamics.ros.external_push import ExternalPushes
 from manip_dynamics.ros.node_runtime import GuardedNode, KindThrottle, run_node
 from manip_dynamics.ros.robot_description import (
@@ -131,21 +131,6 @@ def default_initial_positions(model: RobotModel, urdf_xml: str) -> FloatArray:
                         q0[i] = min(max(value, model.position_lower[i]),
                                     model.position_upper[i])
     return q0
-
-
-def time_msg(seconds: float) -> Time:
-    """
-    Convert a time in seconds to builtin_interfaces/Time.
-
-    :param seconds: Time [s], >= 0.
-    :return: The message.
-    """
-    sec = int(math.floor(seconds))
-    nanosec = int(round((seconds - sec) * 1e9))
-    if nanosec >= 1_000_000_000:
-        sec += 1
-        nanosec -= 1_000_000_000
-    return Time(sec=sec, nanosec=nanosec)
 
 
 class SimulatorNode(GuardedNode):

@@ -63,7 +63,8 @@ from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.conversions import float64_multi_array, joint_state_arrays
 from manip_dynamics.ros.glitch_parameters import declare_gate_parameters
-from manip_dynamics.ros.node_runtime import GuardedNode, KindThrottle, run_node
+from manip_dynamics.ros.node_runtime import (
+    GuardedNode, KindThrottle, run_node, send_last_zero)
 from manip_dynamics.ros.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_float, param_float_list, param_range,
     param_string, param_strings, report_startup_error, RobotDescriptionSource,
@@ -443,17 +444,10 @@ class TrajectoryControllerNode(GuardedNode):
         return True
 
 
-def _send_last_zero(node: TrajectoryControllerNode) -> None:
-    if node.publish_zero():
-        node.get_logger().info('shutting down: sent one zero command to %s'
-                               % node.commands_topic)
-        time.sleep(0.05)
-
-
 def main(args: list[str] | None = None) -> int:
     """Run the trajectory controller; publish a zero command on the way out."""
     return run_node(NODE_NAME, TrajectoryControllerNode, args, STARTUP_ERRORS,
-                    report_startup_error, before_destroy=_send_last_zero)
+                    report_startup_error, before_destroy=send_last_zero)
 
 
 if __name__ == '__main__':

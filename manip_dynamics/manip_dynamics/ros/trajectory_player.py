@@ -30,6 +30,8 @@ from typing import Any
 
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
+from manip_dynamics.ros.conversions import time_msg
+
 #: Fields of a point that carry one value per joint (``effort`` may also be empty).
 _POINT_FIELDS = ('positions', 'velocities', 'accelerations', 'effort')
 
@@ -98,9 +100,8 @@ def trajectory_from_document(doc: Any) -> JointTrajectory:
             raise ValueError('%s: time_from_start %.9g s must be >= 0 and after the point '
                              'before (%.9g s)' % (where, t, last))
         last = t
-        sec = int(math.floor(t))
-        point.time_from_start.sec = sec
-        point.time_from_start.nanosec = min(int(round((t - sec) * 1e9)), 999_999_999)
+        stamp = time_msg(t)
+        point.time_from_start.sec, point.time_from_start.nanosec = stamp.sec, stamp.nanosec
         msg.points.append(point)
     return msg
 

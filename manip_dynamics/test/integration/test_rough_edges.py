@@ -41,8 +41,8 @@ import time
 
 import numpy as np
 import pytest
-from ros_test_support import (read_log, require_interfaces, require_rclpy, spun_node,
-                              STARTUP_TIMEOUT, wait_until)
+from ros_test_support import (read_log, require_interfaces, require_rclpy,
+                              send_until_logged, spun_node, STARTUP_TIMEOUT, wait_until)
 
 rclpy = require_rclpy()
 srv = require_interfaces()
@@ -173,14 +173,8 @@ def test_reset_releases_the_brakes_only_on_a_command_that_holds_the_reset_pose(x
             wait_until(lambda: pub.get_subscription_count() > 0, 30.0, 'no subscription')
 
             def send_until(values, text):
-                before = read_log(proc).count(text)
-                deadline = time.monotonic() + 20.0
-                while time.monotonic() < deadline:
-                    pub.publish(Float64MultiArray(data=[float(v) for v in values]))
-                    time.sleep(0.02)
-                    if read_log(proc).count(text) > before:
-                        return
-                raise AssertionError('%r not logged:\n%s' % (text, read_log(proc)))
+                send_until_logged(proc, pub, Float64MultiArray(data=[float(v) for v in values]),
+                                  text, timeout=20.0, period=0.02)
             send_until(hold, 'brakes released')  # engaged: the arm is held by g(q0)
             future = client.call_async(Trigger.Request())
             wait_until(future.done, 30.0, 'no answer from ~/reset')

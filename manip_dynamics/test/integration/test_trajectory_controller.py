@@ -25,8 +25,8 @@ import time
 
 import numpy as np
 import pytest
-from ros_test_support import (read_log, require_interfaces, require_rclpy, spun_node,
-                              STARTUP_TIMEOUT, wait_until)
+from ros_test_support import (read_log, require_interfaces, require_rclpy,
+                              send_until_logged, spun_node, STARTUP_TIMEOUT, wait_until)
 
 rclpy = require_rclpy()
 srv = require_interfaces()
@@ -94,20 +94,10 @@ def untimed(positions) -> JointTrajectory:
     return msg
 
 
-def send_until_logged(graph, msg, text: str, timeout: float = 20.0) -> None:
-    """Publish ``msg`` (every 3 s) until ``text`` appears once more in the controller's log."""
-    proc = graph.procs['ctl']
-    before = read_log(proc).count(text)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        graph.traj_pub.publish(msg)
-        # once only if it arrives: a second copy of a move would be refused (it starts away)
-        wait = time.monotonic() + 3.0
-        while time.monotonic() < wait:
-            if read_log(proc).count(text) > before:
-                return
-            time.sleep(0.05)
-    raise AssertionError('%r not logged:\n%s' % (text, read_log(proc)))
+def send_move(graph, msg, text: str) -> None:
+    """Send a trajectory until ``text`` is logged, again only when it was lost (3 s)."""
+    send_until_logged(graph.procs['ctl'], graph.traj_pub, msg, text, timeout=20.0,
+                      period=3.0)
 
 
 def test_holds_then_follows_an_untimed_trajectory(graph):
@@ -115,7 +105,7 @@ def test_holds_then_follows_an_untimed_trajectory(graph):
     time.sleep(1.0)
     np.testing.assert_allclose(pose(graph), start, atol=2e-3)  # held still
     goal = start + MOVE
-    send_until_logged(graph, untimed([start, goal]), 'following a retimed trajectory')
+    send_move(graph, untimed([start, goal]), 'following a retimed trajectory')
     wait_until(lambda: 'trajectory finished' in read_log(graph.procs['ctl']), 30.0,
                'no end:\n' + read_log(graph.procs['ctl']))
     time.sleep(0.5)
@@ -128,7 +118,7 @@ def test_a_trajectory_that_would_jump_is_refused(graph):
     msg.points.append(JointTrajectoryPoint(positions=list(here + 0.3)))
     msg.points.append(JointTrajectoryPoint(positions=list(here + 0.4)))
     msg.points[1].time_from_start.sec = 2
-    send_until_logged(graph, msg, 'trajectory refused')
+    send_move(graph, msg, 'trajectory refused')
     assert 'it would jump' in read_log(graph.procs['ctl'])
     time.sleep(0.5)
     np.testing.assert_allclose(pose(graph), here, atol=3e-3)
@@ -137,7 +127,7 @@ def test_a_trajectory_that_would_jump_is_refused(graph):
 def test_contact_stops_and_resume_continues(graph):
     here = pose(graph).copy()
     goal = here - MOVE
-    send_until_logged(graph, untimed([here, goal]), 'following a retimed trajectory')
+    send_move(graph, untimed([here, goal]), 'following a retimed trajectory')
     time.sleep(0.3)  # moving
     contact = Contact(joint_names=NAMES, joint_contact=[False] * 7,
                       normalized_residual=[0.0] * 7, strongest_joint=NAMES[1],

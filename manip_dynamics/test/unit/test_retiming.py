@@ -108,6 +108,21 @@ def test_torque_limit_and_payload_make_it_slower(cobot):
     assert half.duration > fast.duration
 
 
+def test_the_uniform_slow_down_also_keeps_every_limit(cobot):
+    """Without repair rounds the last resort, a uniform slow-down, must hold the limits."""
+    traj = retime(cobot, WAYPOINTS, acceleration_limits=ACC, effort_scale=0.6,
+                  max_repairs=0)
+    assert traj.report.slowed_down > 1.0
+    t = np.arange(0.0, traj.duration, 1e-4)
+    q, qd, qdd = traj.sample(t)
+    tau = cobot.inverse_dynamics(q, qd, qdd, include_friction=True, include_armature=True)
+    assert np.max(np.abs(qd) / cobot.velocity_limits) <= 1.0
+    assert np.max(np.abs(qdd)) <= ACC
+    assert np.max(np.abs(tau) / (0.6 * cobot.effort_limits)) <= 1.0
+    q_w, _, _ = traj.sample(traj.waypoint_times)
+    np.testing.assert_allclose(q_w, WAYPOINTS, rtol=0, atol=1e-6)
+
+
 def test_joint_trajectory_document(trajectory):
     doc = trajectory.to_joint_trajectory(rate=50.0)
     times = np.array([p['time_from_start']['sec'] + 1e-9 * p['time_from_start']['nanosec']
