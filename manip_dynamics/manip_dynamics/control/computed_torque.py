@@ -53,6 +53,12 @@ FloatArray = NDArray[np.float64]
 
 #: Reactions to a collision: hold the pose where it happened, or gravity compensation only.
 REACTIONS = ('hold', 'float')
+#: After :meth:`TrajectoryController.resume` the trajectory's clock speeds up from
+#: standstill to real time over this long [s], its rate a smoothstep ``3u^2 - 2u^3``:
+#: continuing mid-motion at once would ask the trajectory's velocity of an arm at rest, a
+#: torque step (behind a controller_manager the external-torque observer took that step for
+#: a collision in 2 of 3 resumes). The rest of the trajectory takes RESUME_RAMP / 2 longer.
+RESUME_RAMP = 0.5
 
 
 @dataclass
@@ -203,6 +209,8 @@ class TrajectoryController:
         self._traj = None
         self._t0 = 0.0
         self._paused_at: float | None = None   # trajectory time where it stopped
+        self._ramp_start: float | None = None  # time of the last resume, while it ramps
+        self._ramp_from = 0.0                  # trajectory time of that resume
         self._state = 'idle'
         self._hold_q: FloatArray | None = None
         self._integral = np.zeros(n)
@@ -253,6 +261,7 @@ class TrajectoryController:
         self._traj = trajectory
         self._t0 = float(t)
         self._paused_at = None
+        self._ramp_start = None
         self._state = 'tracking'
         self._integral[:] = 0.0
 
@@ -280,6 +289,7 @@ class TrajectoryController:
         """Forget the trajectory (nothing to resume) and hold the pose ``q``."""
         self._traj = None
         self._paused_at = None
+        self._ramp_start = None
         self._hold_q = np.asarray(q, dtype=np.float64).copy()
         self._integral[:] = 0.0
         self._state = 'holding'
@@ -289,9 +299,26 @@ class TrajectoryController:
         self._pause(np.asarray(q, dtype=np.float64))
         self._state = 'holding'
 
+    def _trajectory_time(self, t: float) -> tuple[float, float, float]:
+        """
+        Return the trajectory's time at ``t``, its rate and the rate's derivative [1/s].
+
+        Real time (rate 1) but for :data:`RESUME_RAMP` s after a resume, where the rate rises
+        as ``3u^2 - 2u^3`` with ``u`` the fraction of the ramp gone, so the desired velocity
+        and acceleration start at zero.
+        """
+        if self._ramp_start is not None:
+            u = (t - self._ramp_start) / RESUME_RAMP
+            if u < 1.0:
+                u = max(u, 0.0)
+                return (self._ramp_from + RESUME_RAMP * (u ** 3 - 0.5 * u ** 4),
+                        3.0 * u ** 2 - 2.0 * u ** 3, (6.0 * u - 6.0 * u ** 2) / RESUME_RAMP)
+            self._ramp_start = None
+        return t - self._t0, 1.0, 0.0
+
     def _pause(self, q: FloatArray) -> None:
         if self._state == 'tracking' and self._last_t is not None:
-            self._paused_at = self._last_t - self._t0
+            self._paused_at = self._trajectory_time(self._last_t)[0]
         self._hold_q = q.copy()
         self._integral[:] = 0.0
 
@@ -310,7 +337,9 @@ class TrajectoryController:
         at = self._paused_at
         ref, _, _ = self._traj.sample(np.array([at]))
         self._check_start(ref[0], q, 'the trajectory at %.3f s' % at)
-        self._t0 = float(t) - at
+        # after the ramp the trajectory runs in real time again, RESUME_RAMP / 2 behind
+        self._t0 = float(t) + 0.5 * RESUME_RAMP - at
+        self._ramp_start, self._ramp_from = float(t), at
         self._paused_at = None
         self._state = 'tracking'
         self._integral[:] = 0.0
@@ -334,9 +363,11 @@ class TrajectoryController:
         if self._state == 'idle' and self._hold_q is None:
             self._hold_q = q.copy()
         if self._state == 'tracking':
-            local = t - self._t0
+            local, rate, rate_dot = self._trajectory_time(t)
             qs, qds, qdds = self._traj.sample(np.array([local]))
-            q_d, qd_d, qdd_d = qs[0], qds[0], qdds[0]
+            q_d = qs[0]
+            qd_d = qds[0] * rate
+            qdd_d = qdds[0] * rate ** 2 + qds[0] * rate_dot
             if local >= self._traj.duration:
                 self._state = 'done'
                 self._hold_q = q_d.copy()

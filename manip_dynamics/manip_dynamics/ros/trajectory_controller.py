@@ -265,11 +265,34 @@ class TrajectoryControllerNode(GuardedNode):
                          effort_scale=self.effort_scale,
                          max_tracking_error=self.max_tracking_error,
                          start_tolerance=self.start_tolerance)
+        self._warm_up_retiming(model)
         with self._lock:
             self._model, self._index, self._controller = model, index, controller
             self._gate = self.gate_parameters.gate(model)
         self.get_logger().info('controlling joints %s, effort limits %s' % (
             names, np.round(controller.limits[index], 6).tolist()))
+
+    def _warm_up_retiming(self, model: RobotModel) -> None:
+        """
+        Retime a tiny move once, so the first untimed trajectory does not stall the loop.
+
+        The first retime of a process loads its compiled kernels from the cache: measured
+        behind a controller_manager, the control callback that received the first untimed
+        trajectory stopped the commands for about 0.2 s.
+        """
+        if not self.acceleration_limits:
+            return
+        from manip_dynamics.planning import retime
+        lower = np.where(np.isfinite(model.position_lower), model.position_lower, -1.0)
+        upper = np.where(np.isfinite(model.position_upper), model.position_upper, 1.0)
+        middle = 0.5 * (lower + upper)
+        started = time.monotonic()
+        try:
+            retime(model, np.vstack([middle, middle + 0.01 * (upper - lower)]),
+                   acceleration_limits=max(self.acceleration_limits))
+        except ValueError as error:  # a too-weak arm: said again for a real trajectory
+            self.get_logger().debug('retiming warm-up: %s' % error)
+        self.get_logger().debug('retiming warm-up took %.3f s' % (time.monotonic() - started))
 
     # ------------------------------------------------------------------ control
     def joint_states_callback(self, msg: JointState) -> None:

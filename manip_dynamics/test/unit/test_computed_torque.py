@@ -166,6 +166,51 @@ def test_collision_reactions_and_resume(model):
         ctl.react('panic', q_mid[0])
 
 
+def test_a_resume_mid_motion_starts_from_rest_without_a_torque_step(model):
+    """
+    Held mid-motion, then resumed: the first command is the holding torque ID(q, 0, 0).
+
+    The trajectory's clock ramps up from standstill (RESUME_RAMP), so the desired velocity
+    and acceleration start at zero and the arm at rest gets exactly the inverse dynamics of
+    rest (the model's reference, not the controller's); then it follows the rest of the
+    trajectory to its end, RESUME_RAMP / 2 later than without the stop.
+    """
+    from manip_dynamics.control.computed_torque import RESUME_RAMP
+    waypoints = np.array([READY, READY + [0.4, 0.3, -0.2, 0.4, 0.3, -0.3, 0.2]])
+    traj = retime(model, waypoints, acceleration_limits=3.0, effort_scale=0.7)
+    ctl = ComputedTorqueController(model, kp=400.0, kd=40.0, include_friction=False)
+    ctl.set_trajectory(traj, 0.0, READY)
+    stop = 0.5 * traj.duration
+    q_mid, qd_mid, _ = traj.sample([stop])
+    assert np.max(np.abs(qd_mid)) > 0.1  # a real mid-motion stop
+    ctl.update(stop, q_mid[0], qd_mid[0])
+    ctl.react('hold', q_mid[0])
+    held = ctl.update(stop + 1.0, q_mid[0], np.zeros(7))
+    ctl.resume(stop + 1.0, q_mid[0])
+    first = ctl.update(stop + 1.0, q_mid[0], np.zeros(7))
+    rest = model.inverse_dynamics(q_mid[0], np.zeros(7), np.zeros(7))
+    np.testing.assert_allclose(first.tau, rest, atol=1e-9)
+    np.testing.assert_allclose(first.tau, held.tau, atol=1e-9)
+    # closed loop from rest at the stop pose: no jump, and the goal is reached
+    ctl = ComputedTorqueController(model, kp=400.0, kd=40.0)
+    ctl.set_trajectory(traj, 0.0, READY)
+    ctl.update(stop, q_mid[0], qd_mid[0])
+    ctl.react('hold', q_mid[0])
+    ctl.resume(0.0, q_mid[0])
+    remaining = traj.duration - stop + 0.5 * RESUME_RAMP
+    ts, qs, taus, states = closed_loop(model, ctl, q_mid[0], remaining + 0.5)
+    # continuing at the trajectory's velocity at once would have stepped the torque by
+    # ID(q, 0, qdd_d + kd qd_d) - ID(q, 0, 0) (26 N m here); over the ramp every step of
+    # the 2 kHz loop is below 1 % of that
+    _, _, qdd_mid = traj.sample([stop])
+    jump = np.max(np.abs(model.inverse_dynamics(q_mid[0], np.zeros(7),
+                                                qdd_mid[0] + 40.0 * qd_mid[0]) - rest))
+    steps = np.max(np.abs(np.diff(taus, axis=0)), axis=1)
+    assert np.max(steps[ts[1:] <= RESUME_RAMP]) < 0.01 * jump
+    assert states[-1] == 'done'
+    np.testing.assert_allclose(qs[-1], waypoints[-1], atol=1e-3)
+
+
 def test_bad_gains_and_states_are_named(model):
     with pytest.raises(InputError, match='kp'):
         ComputedTorqueController(model, kp=[1.0] * 3, kd=1.0)
