@@ -156,6 +156,12 @@ class ExternalTorqueObserverNode(GuardedNode):
             self, 'command_timeout', 0.1,
             'A command older than this [s, wall clock] is not used (effort_source commands)',
             low=0.0, high=10.0, low_open=True)
+        self.command_delay = param_float(
+            self, 'command_delay', 0.0,
+            'Time a command takes to act on the arm and show in its joint state [s]: a '
+            'joint state is paired with the last command received this long before it '
+            '(effort_source commands; ros2_control with a topic-based arm: about 1.5 '
+            'controller cycles)', low=0.0, high=0.1)
         self.gain = param_float(
             self, 'gain', 50.0, 'Observer gain K [1/s] of every joint (time constant 1/K)',
             low=0.0, high=10000.0, low_open=True)
@@ -308,8 +314,13 @@ class ExternalTorqueObserverNode(GuardedNode):
         Return the last command received before ``received`` [ns], or None after a warning.
 
         Pairing by reception time keeps the pairs right when this node processes its queue
-        late: the command in force when the joint state arrived, not the newest one.
+        late: the command in force when the joint state arrived, not the newest one. With
+        ``command_delay`` the command is the one received that long before the joint state:
+        behind a controller_manager a command acts one to two cycles after it is sent, and
+        pairing it with an earlier state shows a fast torque change (a trajectory's start)
+        as an external torque.
         """
+        received -= int(self.command_delay * 1e9)
         chosen = None
         for stamp, tau in reversed(self._commands):
             if stamp <= received:

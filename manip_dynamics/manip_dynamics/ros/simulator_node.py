@@ -45,7 +45,6 @@ import math
 import sys
 import time
 from typing import Any
-import xml.etree.ElementTree as ElementTree
 
 import numpy as np
 from numpy.typing import NDArray
@@ -66,6 +65,7 @@ from manip_dynamics.ros.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
     param_strings, report_startup_error, RobotDescriptionSource, STARTUP_ERRORS,
     StartupError)
+from manip_dynamics.ros.ros2_control_setup import ros2_control_joints
 from manip_dynamics.simulation import Simulator
 
 FloatArray = NDArray[np.float64]
@@ -92,6 +92,9 @@ RESET_RELEASE_WAIT = 0.5
 #: held for that step: a zero header stamp means "not stamped" to ROS tools (the observer
 #: ignores such a sample), and the state published at once must not carry one.
 FIRST_STEP = 1
+#: ``brake_release`` values: ``holding_command`` is for a simulator behind ros2_control,
+#: whose hardware interface sends zero efforts until a controller writes its commands.
+BRAKE_RELEASES = ('first_command', 'holding_command')
 
 
 def default_initial_positions(model: RobotModel, urdf_xml: str) -> FloatArray:
@@ -108,28 +111,14 @@ def default_initial_positions(model: RobotModel, urdf_xml: str) -> FloatArray:
     """
     q0 = np.clip(np.zeros(model.dof), model.position_lower, model.position_upper)
     try:
-        root = ElementTree.fromstring(urdf_xml)
-    except ElementTree.ParseError:
+        joints = ros2_control_joints(urdf_xml)
+    except ValueError:
         return q0
-    for block in root.iter('ros2_control'):
-        for joint in block.iter('joint'):
-            name = joint.get('name')
-            if name not in model.joint_names:
-                continue
-            for state in joint.iter('state_interface'):
-                if state.get('name') != 'position':
-                    continue
-                for param in state.iter('param'):
-                    if param.get('name') != 'initial_value':
-                        continue
-                    try:
-                        value = float((param.text or '').strip())
-                    except ValueError:
-                        continue
-                    i = model.joint_index(name)
-                    if math.isfinite(value):
-                        q0[i] = min(max(value, model.position_lower[i]),
-                                    model.position_upper[i])
+    for joint in joints:
+        if joint.name in model.joint_names and joint.initial_position is not None:
+            i = model.joint_index(joint.name)
+            q0[i] = min(max(joint.initial_position, model.position_lower[i]),
+                        model.position_upper[i])
     return q0
 
 
@@ -179,8 +168,9 @@ class SimulatorNode(GuardedNode):
         self._energy_pub = (self.create_publisher(Float64, '~/energy', 10)
                             if p['publish_energy'] else None)
         self._commands_topic = '/%s/commands' % p['controller_name'].strip('/')
-        self.create_subscription(Float64MultiArray, self._commands_topic,
-                                 self.commands_callback, 10)
+        if p['controller_commands']:
+            self.create_subscription(Float64MultiArray, self._commands_topic,
+                                     self.commands_callback, 10)
         self.create_subscription(JointState, p['joint_commands_topic'],
                                  self.joint_commands_callback, 10)
         self.create_service(Trigger, '~/reset', self.reset_callback)
@@ -232,6 +222,10 @@ class SimulatorNode(GuardedNode):
             'controller_name': param_string(
                 self, 'controller_name', 'effort_controller',
                 'Float64MultiArray effort commands arrive on /<controller_name>/commands'),
+            'controller_commands': param_bool(
+                self, 'controller_commands', True,
+                'Take Float64MultiArray commands on /<controller_name>/commands; false when '
+                'a controller_manager stands in front (then joint_commands_topic only)'),
             'command_joints': param_strings(
                 self, 'command_joints',
                 'Joint order of the Float64MultiArray commands; empty = model order'),
@@ -250,6 +244,11 @@ class SimulatorNode(GuardedNode):
                                        'Clamp commands to the URDF effort limits'),
             'start_paused': param_bool(self, 'start_paused', False,
                                        'Start paused; call ~/pause with false to run'),
+            'brake_release': param_string(
+                self, 'brake_release', 'first_command',
+                'first_command: the first command releases the brakes; holding_command: '
+                'only one that holds the pose (all-zero ones never), or %g s of others'
+                % RESET_RELEASE_WAIT),
             'brakes': param_bool(
                 self, 'brakes', True,
                 'Hold every joint (as brakes would) until the first command arrives; '
@@ -261,6 +260,9 @@ class SimulatorNode(GuardedNode):
         if p['limits'] not in LIMIT_MODES:
             raise StartupError('parameter limits must be one of %s, got %r'
                                % (LIMIT_MODES, p['limits']))
+        if p['brake_release'] not in BRAKE_RELEASES:
+            raise StartupError('parameter brake_release must be one of %s, got %r'
+                               % (BRAKE_RELEASES, p['brake_release']))
         if not p['controller_name'].strip('/'):
             raise StartupError('parameter controller_name must not be empty')
         self.declare_parameter(
@@ -320,12 +322,15 @@ class SimulatorNode(GuardedNode):
         self._restart_clock()
         self.get_logger().info(
             "simulating '%s' (%d joints) at %g Hz, publishing at %g Hz, real_time_factor %g, "
-            'start pose %s%s%s; commands on %s (%s) and %s' % (
+            'start pose %s%s%s; commands on %s%s' % (
                 model.name, model.dof, p['rate'], p['rate'] / self._steps_per_publish,
                 p['real_time_factor'], np.round(q0, 4).tolist(),
                 ' (paused)' if self._paused else '',
-                ', brakes on until the first command' if self._braked else '',
-                self._commands_topic, ', '.join(names), p['joint_commands_topic']))
+                ', brakes on until the first command' if self._braked and p['brake_release']
+                == 'first_command' else ', brakes on until a command that holds the pose'
+                if self._braked else '',
+                '%s (%s) and ' % (self._commands_topic, ', '.join(names))
+                if p['controller_commands'] else '', p['joint_commands_topic']))
         if not self._paused:
             self._publish()
 
@@ -349,19 +354,34 @@ class SimulatorNode(GuardedNode):
         if not self._braked:
             return
         how = 'first command arrived on %s' % source
-        if self._reset_wall is not None:
-            waited = time.monotonic() - self._reset_wall
+        holding_only = self._params['brake_release'] == 'holding_command'
+        if self._reset_wall is not None or holding_only:
             acc = self._reset_pose_acceleration()
+            if acc > RESET_HOLD_ACCELERATION and self._reset_wall is None:
+                if not np.any(self._command):
+                    # what a ros2_control hardware interface sends before any controller
+                    # has written its command interfaces
+                    self._throttle.log(
+                        'info', 'brakes stay on: all-zero commands on %s would accelerate '
+                        'the held pose at %.3g rad/s^2 (no controller has written yet?)'
+                        % (source, acc), kind='reset release')
+                    return
+                self._reset_wall = time.monotonic()  # the wait starts at the first real one
+            waited = time.monotonic() - self._reset_wall if self._reset_wall else 0.0
+            after = 'after the reset' if not holding_only else '(brake_release holding_command)'
             if acc > RESET_HOLD_ACCELERATION and waited < RESET_RELEASE_WAIT:
                 self._throttle.log(
-                    'info', 'brakes stay on after the reset: the command on %s would '
-                    'accelerate the reset pose at %.3g rad/s^2 (computed from a state before '
-                    'the reset?); waiting for one that holds it (at most %g s)' % (
-                        source, acc, RESET_RELEASE_WAIT), kind='reset release')
+                    'info', 'brakes stay on %s: the command on %s would '
+                    'accelerate the %s pose at %.3g rad/s^2 (computed from another state?); '
+                    'waiting for one that holds it (at most %g s)' % (
+                        after, source, 'held' if holding_only else 'reset', acc,
+                        RESET_RELEASE_WAIT), kind='reset release')
                 return
-            how = ('command on %s holds the reset pose' % source if acc <= RESET_HOLD_ACCELERATION
-                   else 'commands on %s kept coming for %.2f s after the reset without holding '
-                   'its pose (%.3g rad/s^2)' % (source, waited, acc))
+            how = ('command on %s holds the %s pose' % (source, 'held' if holding_only
+                                                        else 'reset')
+                   if acc <= RESET_HOLD_ACCELERATION
+                   else 'commands on %s kept coming for %.2f s without holding the pose '
+                   '(%.3g rad/s^2)' % (source, waited, acc))
         self._braked = False
         self._reset_wall = None
         self._restart_clock()
