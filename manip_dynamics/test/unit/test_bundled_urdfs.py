@@ -379,8 +379,10 @@ def test_cobot7_ros2_control_block():
     hardware = block.find('hardware')
     assert hardware.find('plugin').text == 'topic_based_ros2_control/TopicBasedSystem'
     params = {p.get('name'): p.text for p in hardware.findall('param')}
-    assert params == {'joint_commands_topic': '/joint_commands',
-                      'joint_states_topic': '/joint_states'}
+    # the simulator's topics as control.launch.py runs it; commands sent every cycle
+    assert params == {'joint_commands_topic': '/sim/joint_commands',
+                      'joint_states_topic': '/sim/joint_states',
+                      'trigger_joint_command_threshold': '-1'}
     robot = load('cobot7.urdf')
     limits = {j.name: j.limit for j in robot.joints if j.type != 'fixed'}
     rc_joints = block.findall('joint')

@@ -1,0 +1,377 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The ros2_control side of a description: its ``<ros2_control>`` block and the controllers.
+
+Plain functions on URDF text, without ROS or launch imports (unit-tested without a ROS
+install), used by ``launch/control.launch.py`` and simulator_node:
+
+* :func:`ros2_control_joints` reads the joints of the ``<ros2_control type="system">``
+  blocks (interfaces, ``initial_value`` of the position state);
+* :func:`ros2_control_block` writes such a block for a description that has none: every
+  actuated joint with an effort command interface limited to the URDF effort limit and
+  position, velocity and effort state interfaces;
+* :func:`with_hardware` sets the hardware plugin of the description: ``topic_based``
+  (topic_based_ros2_control's TopicBasedSystem on :data:`SIM_JOINT_STATES` and
+  :data:`SIM_JOINT_COMMANDS`, where simulator_node is the arm), ``mock``
+  (mock_components/GenericSystem, no physics) or ``description`` (as written: a real driver);
+* :func:`controllers_parameters` gives the controller_manager parameter file for it
+  (joint_state_broadcaster, ``effort_controller`` = JointGroupEffortController, and
+  ``joint_trajectory_controller`` on the effort interface as an inactive alternative), and
+  :func:`write_parameters_file` writes it as YAML.
+"""
+
+from dataclasses import dataclass
+import math
+import os
+import re
+import tempfile
+from typing import Any
+import xml.etree.ElementTree as ElementTree
+
+import yaml
+
+#: Where simulator_node publishes its joint state when a controller_manager stands in front
+#: of it: only the joint_state_broadcaster publishes /joint_states then.
+SIM_JOINT_STATES = '/sim/joint_states'
+#: Where TopicBasedSystem publishes the effort commands for simulator_node
+#: (sensor_msgs/JointState, effort field, keyed by name).
+SIM_JOINT_COMMANDS = '/sim/joint_commands'
+#: The ``hardware`` launch argument's values -> the plugin (None: the description's own).
+HARDWARE_PLUGINS = {
+    'topic_based': 'topic_based_ros2_control/TopicBasedSystem',
+    'mock': 'mock_components/GenericSystem',
+    'description': None,
+}
+#: The ros2_control packages that provide each hardware plugin (checked before a launch).
+HARDWARE_PACKAGES = {'topic_based': 'topic_based_ros2_control', 'mock': 'hardware_interface'}
+#: Name of the effort controller gravity_compensation_node commands.
+EFFORT_CONTROLLER = 'effort_controller'
+#: Name of the inactive alternative: joint_trajectory_controller on the effort interface.
+TRAJECTORY_CONTROLLER = 'joint_trajectory_controller'
+#: The joint_trajectory_controller's PD gains per joint: full effort at this position error
+#: [rad or m], and a derivative gain of p times this [s]. A starting point, not a tuning.
+FULL_EFFORT_ERROR = 0.05
+DERIVATIVE_TIME = 0.05
+ACTUATED = ('revolute', 'continuous', 'prismatic')
+
+
+@dataclass(frozen=True)
+class Ros2ControlJoint:
+    """One joint of a ``<ros2_control>`` block."""
+
+    #: The joint's name (a URDF joint).
+    name: str
+    #: Command interface names, in block order, e.g. ``('effort',)``.
+    command_interfaces: tuple[str, ...]
+    #: State interface names, in block order, e.g. ``('position', 'velocity', 'effort')``.
+    state_interfaces: tuple[str, ...]
+    #: ``initial_value`` of the position state interface [rad or m], or None.
+    initial_position: float | None
+
+
+def _parse(urdf_xml: str) -> ElementTree.Element:
+    """
+    Parse URDF text.
+
+    :param urdf_xml: The URDF text.
+    :return: The root element.
+    :raises ValueError: Not XML, or the root is not ``<robot>``.
+    """
+    try:
+        root = ElementTree.fromstring(urdf_xml)
+    except ElementTree.ParseError as exc:
+        raise ValueError('the robot description is not well-formed XML: %s' % exc) from None
+    if root.tag != 'robot':
+        raise ValueError("the robot description's root element is <%s>, not <robot>"
+                         % root.tag)
+    return root
+
+
+def _is_system(block: ElementTree.Element) -> bool:
+    """Return whether a ``<ros2_control>`` element is a system (the default type)."""
+    return (block.get('type') or 'system').strip().lower() == 'system'
+
+
+def _initial_position(joint: ElementTree.Element) -> float | None:
+    """Return the finite ``initial_value`` of a joint's position state interface, or None."""
+    for state in joint.findall('state_interface'):
+        if state.get('name') != 'position':
+            continue
+        for param in state.findall('param'):
+            if param.get('name') != 'initial_value':
+                continue
+            try:
+                value = float((param.text or '').strip())
+            except ValueError:
+                return None
+            return value if math.isfinite(value) else None
+    return None
+
+
+def ros2_control_joints(urdf_xml: str) -> list[Ros2ControlJoint]:
+    """
+    Return the joints of the description's ``<ros2_control>`` system blocks.
+
+    :param urdf_xml: The URDF text.
+    :return: The joints in block order (several blocks: one after the other); empty when
+        the description has no system block.
+    :raises ValueError: The text is not a URDF.
+    """
+    joints = []
+    for block in _parse(urdf_xml).findall('ros2_control'):
+        if not _is_system(block):
+            continue
+        for joint in block.findall('joint'):
+            joints.append(Ros2ControlJoint(
+                name=joint.get('name', ''),
+                command_interfaces=tuple(c.get('name', '') for c in
+                                         joint.findall('command_interface')),
+                state_interfaces=tuple(s.get('name', '') for s in
+                                       joint.findall('state_interface')),
+                initial_position=_initial_position(joint)))
+    return joints
+
+
+def command_joint_names(urdf_xml: str) -> list[str]:
+    """
+    Return the joints an effort controller of this description commands, in its order.
+
+    What the launch files give every commanding node (and the simulator and the observer)
+    as ``command_joints``, so that the Float64MultiArray commands of any arm line up.
+
+    :param urdf_xml: The URDF text.
+    :return: The joints with an ``effort`` command interface in the ``<ros2_control>``
+        block, in block order; without a block, every actuated joint of the URDF in
+        document order.
+    :raises ValueError: Not a URDF, or neither gives a joint.
+    """
+    joints = [joint.name for joint in ros2_control_joints(urdf_xml)
+              if 'effort' in joint.command_interfaces]
+    if not joints:
+        joints = [joint.get('name', '') for joint in _parse(urdf_xml).findall('joint')
+                  if joint.get('type') in ACTUATED]
+    if not joints:
+        raise ValueError('the robot description has no actuated joint with an effort '
+                         'command: nothing to command')
+    return joints
+
+
+def _number(text: str | None, default: float) -> float:
+    """Read a URDF number attribute; ``default`` when absent or not finite."""
+    try:
+        value = float(text) if text is not None else default
+    except ValueError:
+        return default
+    return value if math.isfinite(value) else default
+
+
+def ros2_control_block(urdf_xml: str, name: str = '') -> str:
+    """
+    Write a ``<ros2_control>`` system block for every actuated joint of a description.
+
+    Each joint gets an ``effort`` command interface with ``min``/``max`` = -/+ the URDF
+    effort limit (when it has one) and ``position`` (``initial_value``: 0 clamped into the
+    position limits), ``velocity`` and ``effort`` state interfaces. A ``<mimic>`` joint is
+    listed with ``mimic="false"``: the suite's model and simulator treat it as a joint of
+    its own. The hardware is topic_based_ros2_control's TopicBasedSystem on
+    :data:`SIM_JOINT_STATES` / :data:`SIM_JOINT_COMMANDS` (see :func:`with_hardware`).
+
+    :param urdf_xml: The URDF text.
+    :param name: The block's name; empty = the robot's name.
+    :return: The block's XML text, indented by two spaces, ending with a newline.
+    :raises ValueError: Not a URDF, or it has no actuated joint.
+    """
+    root = _parse(urdf_xml)
+    lines = ['  <ros2_control name="%s" type="system">' % (name or root.get('name', 'robot')),
+             _hardware_xml('topic_based', '    ')]
+    count = 0
+    for joint in root.findall('joint'):
+        if joint.get('type') not in ACTUATED:
+            continue
+        count += 1
+        limit = joint.find('limit')
+        lower = _number(limit.get('lower') if limit is not None else None, -math.inf)
+        upper = _number(limit.get('upper') if limit is not None else None, math.inf)
+        if joint.get('type') == 'continuous' or lower > upper:
+            lower, upper = -math.inf, math.inf
+        effort = _number(limit.get('effort') if limit is not None else None, 0.0)
+        mimic = ' mimic="false"' if joint.find('mimic') is not None else ''
+        lines.append('    <joint name="%s"%s>' % (joint.get('name'), mimic))
+        if effort > 0.0:
+            lines += ['      <command_interface name="effort">',
+                      '        <param name="min">%r</param>' % -effort,
+                      '        <param name="max">%r</param>' % effort,
+                      '      </command_interface>']
+        else:
+            lines.append('      <command_interface name="effort"/>')
+        start = min(max(0.0, lower), upper)
+        lines += ['      <state_interface name="position">',
+                  '        <param name="initial_value">%r</param>' % start,
+                  '      </state_interface>',
+                  '      <state_interface name="velocity"/>',
+                  '      <state_interface name="effort"/>',
+                  '    </joint>']
+    if not count:
+        raise ValueError('the robot description has no actuated joint (revolute, continuous '
+                         'or prismatic): nothing for ros2_control to command')
+    lines.append('  </ros2_control>')
+    return '\n'.join(lines) + '\n'
+
+
+def _hardware_xml(hardware: str, indent: str) -> str:
+    """Return the ``<hardware>`` element for a ``hardware`` choice other than description."""
+    plugin = HARDWARE_PLUGINS[hardware]
+    lines = ['%s<hardware>' % indent, '%s  <plugin>%s</plugin>' % (indent, plugin)]
+    if hardware == 'topic_based':
+        lines += ['%s  <param name="joint_commands_topic">%s</param>'
+                  % (indent, SIM_JOINT_COMMANDS),
+                  '%s  <param name="joint_states_topic">%s</param>' % (indent, SIM_JOINT_STATES),
+                  # publish every cycle: TopicBasedSystem compares position commands with
+                  # position states to skip "unchanged" commands, which with effort commands
+                  # at a still pose would never publish (and the simulator's brakes never
+                  # release)
+                  '%s  <param name="trigger_joint_command_threshold">-1</param>' % indent]
+    lines.append('%s</hardware>' % indent)
+    return '\n'.join(lines)
+
+
+_BLOCK = re.compile(r'<ros2_control\b[^>]*>.*?</ros2_control\s*>', re.DOTALL)
+_HARDWARE = re.compile(r'([ \t]*)<hardware\b[^>]*>.*?</hardware\s*>', re.DOTALL)
+
+
+def with_hardware(urdf_xml: str, hardware: str) -> str:
+    """
+    Return the description with the hardware plugin the ``hardware`` launch argument asks for.
+
+    The text is edited in place (comments and formatting stay): the ``<hardware>`` element of
+    every ``<ros2_control type="system">`` block is replaced; a description without such a
+    block gets one from :func:`ros2_control_block` before ``</robot>``.
+
+    :param urdf_xml: The URDF text (a xacro already expanded).
+    :param hardware: ``topic_based``, ``mock`` or ``description`` (see
+        :data:`HARDWARE_PLUGINS`).
+    :return: The URDF text for robot_state_publisher and the controller_manager.
+    :raises ValueError: An unknown ``hardware``, not a URDF, a block without ``<hardware>``,
+        no actuated joint, or ``description`` for a description without a block.
+    """
+    if hardware not in HARDWARE_PLUGINS:
+        raise ValueError('hardware:=%s: expected one of %s' % (hardware,
+                                                               ', '.join(HARDWARE_PLUGINS)))
+    root = _parse(urdf_xml)
+    systems = [block for block in root.findall('ros2_control') if _is_system(block)]
+    if not systems:
+        if hardware == 'description':
+            raise ValueError('hardware:=description needs a <ros2_control> block in the robot '
+                             'description naming the hardware plugin; this one has none')
+        block = ros2_control_block(urdf_xml)
+        end = urdf_xml.rfind('</robot')
+        return with_hardware(urdf_xml[:end] + block + urdf_xml[end:], hardware)
+    for block in systems:
+        if block.find('hardware') is None:
+            raise ValueError('the <ros2_control name="%s"> block has no <hardware> element'
+                             % block.get('name', ''))
+    if hardware == 'description':
+        return urdf_xml
+
+    def replace_hardware(match: re.Match) -> str:
+        text = match.group(0)
+        kind = re.search(r'\stype\s*=\s*["\']([^"\']*)', text[:text.index('>') + 1])
+        if kind and kind.group(1).strip().lower() != 'system':
+            return text
+        return _HARDWARE.sub(lambda m: _hardware_xml(hardware, m.group(1)), text, count=1)
+    return _BLOCK.sub(replace_hardware, urdf_xml)
+
+
+def _joint_limits(urdf_xml: str) -> dict[str, float]:
+    """Return the URDF effort limit of each joint that has a positive one."""
+    limits = {}
+    for joint in _parse(urdf_xml).findall('joint'):
+        limit = joint.find('limit')
+        effort = _number(limit.get('effort') if limit is not None else None, 0.0)
+        if effort > 0.0:
+            limits[joint.get('name', '')] = effort
+    return limits
+
+
+def controllers_parameters(urdf_xml: str, update_rate: float) -> dict[str, Any]:
+    """
+    Return the controller_manager parameter file for a description's ros2_control joints.
+
+    The joints with an ``effort`` command interface, in block order, go to
+    ``effort_controller`` (effort_controllers/JointGroupEffortController, what
+    gravity_compensation_node commands) and to ``joint_trajectory_controller`` (effort
+    command interface, position and velocity states; PD gains from the URDF effort limit:
+    ``p`` = limit / :data:`FULL_EFFORT_ERROR`, ``d`` = p * :data:`DERIVATIVE_TIME`).
+    joint_state_broadcaster publishes every joint of the block.
+
+    :param urdf_xml: The URDF text with its ``<ros2_control>`` block (see
+        :func:`with_hardware`).
+    :param update_rate: The controller_manager's update rate [Hz], a whole number >= 1.
+    :return: ``{node name: {'ros__parameters': {...}}}`` as a ROS 2 parameter file has it.
+    :raises ValueError: No joint with an effort command interface, or a bad update rate.
+    """
+    if not (isinstance(update_rate, (int, float)) and math.isfinite(update_rate)
+            and update_rate >= 1.0 and float(update_rate).is_integer()):
+        raise ValueError('update_rate must be a whole number of Hz >= 1, got %r'
+                         % (update_rate,))
+    joints = [joint.name for joint in ros2_control_joints(urdf_xml)
+              if 'effort' in joint.command_interfaces]
+    if not joints:
+        raise ValueError('no joint of the <ros2_control> block has an effort command '
+                         'interface: the effort controller and the gravity compensation '
+                         'need one per joint')
+    limits = _joint_limits(urdf_xml)
+    gains = {}
+    for name in joints:
+        p = limits.get(name, 100.0 * FULL_EFFORT_ERROR) / FULL_EFFORT_ERROR
+        gains[name] = {'p': p, 'd': p * DERIVATIVE_TIME, 'i': 0.0, 'i_clamp': 0.0}
+    return {
+        'controller_manager': {'ros__parameters': {
+            'update_rate': int(update_rate),
+            'joint_state_broadcaster': {
+                'type': 'joint_state_broadcaster/JointStateBroadcaster'},
+            EFFORT_CONTROLLER: {'type': 'effort_controllers/JointGroupEffortController'},
+            TRAJECTORY_CONTROLLER: {
+                'type': 'joint_trajectory_controller/JointTrajectoryController'},
+        }},
+        # copies: a shared list would be written as a YAML alias, which ROS's parameter
+        # parser does not read
+        EFFORT_CONTROLLER: {'ros__parameters': {'joints': list(joints)}},
+        TRAJECTORY_CONTROLLER: {'ros__parameters': {
+            'joints': list(joints),
+            'command_interfaces': ['effort'],
+            'state_interfaces': ['position', 'velocity'],
+            'gains': gains,
+        }},
+    }
+
+
+def write_parameters_file(parameters: dict[str, Any], directory: str | None = None) -> str:
+    """
+    Write a ROS 2 parameter file (YAML) to a new temporary file.
+
+    :param parameters: ``{node name: {'ros__parameters': {...}}}``.
+    :param directory: Folder for the file; None = the system's temporary folder.
+    :return: The file's path (the caller's process removes nothing: launch keeps it, as
+        launch_ros does with its own parameter files).
+    """
+    handle, path = tempfile.mkstemp(prefix='manip_dynamics_controllers_', suffix='.yaml',
+                                    dir=directory)
+    with os.fdopen(handle, 'w', encoding='utf-8') as stream:
+        stream.write('# written by manip_dynamics control.launch.py from the robot '
+                     'description\n')
+        yaml.safe_dump(parameters, stream, sort_keys=False)
+    return path
