@@ -31,22 +31,19 @@ when joint_states stop and when it shuts down (docs/ROS_API.md). If the node die
 launch stops: on a real arm nothing should keep running as if it were compensated.
 """
 
-import os
-
-from ament_index_python.packages import get_package_share_directory
 from launch import LaunchContext, LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction, Shutdown
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from manip_dynamics.ros.launch_helpers import robot_description
+from manip_dynamics.ros.launch_nodes import share as _share
+from manip_dynamics.ros.ros2_control_setup import command_joint_names
 
 PACKAGE = 'manip_dynamics'
 
 
-def _share(*parts: str) -> str:
-    """Return a path inside this package's share directory."""
-    return os.path.join(get_package_share_directory(PACKAGE), *parts)
+DEFAULT_CONFIG = _share('config', 'gravity_compensation.yaml')
 
 
 def _nodes(context: LaunchContext) -> list:
@@ -59,6 +56,9 @@ def _nodes(context: LaunchContext) -> list:
     description = robot_description(arg('urdf'), arg('robot'))
     if description:
         overrides['robot_description'] = description
+        if arg('config') == DEFAULT_CONFIG:
+            # the default file lists cobot7's joints; another arm's come from its description
+            overrides['command_joints'] = command_joint_names(description)
     return [Node(
         package=PACKAGE,
         executable='gravity_compensation_node',
@@ -83,7 +83,7 @@ def generate_launch_description() -> LaunchDescription:
             'robot', default_value='',
             description='A bundled arm by name (e.g. cobot7) instead of urdf'),
         DeclareLaunchArgument(
-            'config', default_value=_share('config', 'gravity_compensation.yaml'),
+            'config', default_value=DEFAULT_CONFIG,
             description='Parameter file of gravity_compensation_node'),
         DeclareLaunchArgument('controller_name', default_value='effort_controller',
                               description='Commands go to /<controller_name>/commands'),

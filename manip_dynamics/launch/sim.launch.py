@@ -39,17 +39,17 @@ process is left behind. With ``use_sim_time`` (default true) the simulator publi
 and the other nodes follow it. See docs/SIMULATOR.md.
 """
 
-import os
-
-from ament_index_python.packages import get_package_share_directory
 from launch import LaunchContext, LaunchDescription
-from launch.actions import DeclareLaunchArgument, OpaqueFunction, Shutdown
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from manip_dynamics.ros.launch_helpers import (
     is_true, LaunchArgumentError, missing_executables, missing_message, robot_description,
     state_publisher_wanted)
+from manip_dynamics.ros.launch_nodes import (
+    description_node, rviz_node, share as _share, stop_launch, trajectory_nodes, viewer_node)
+from manip_dynamics.ros.ros2_control_setup import command_joint_names
 
 PACKAGE = 'manip_dynamics'
 
@@ -63,14 +63,9 @@ PACKAGE = 'manip_dynamics'
 SIM_TIMEOUT = '0.5'
 
 
-def _share(*parts: str) -> str:
-    """Return a path inside this package's share directory."""
-    return os.path.join(get_package_share_directory(PACKAGE), *parts)
-
-
-def _stop(what: str) -> Shutdown:
+def _stop(what: str) -> object:
     """Return the action that ends the launch when a required node exits."""
-    return Shutdown(reason='%s exited: stopping every node of sim.launch.py' % what)
+    return stop_launch(what, 'sim.launch.py')
 
 
 def _nodes(context: LaunchContext) -> list:
@@ -99,23 +94,20 @@ def _nodes(context: LaunchContext) -> list:
     description = robot_description(urdf, '' if urdf.strip() else arg('robot'))
     sim_time = flag('use_sim_time')
     timeout = float(arg('timeout'))
+    # the arm's joints for every Float64MultiArray command (the YAML files list cobot7's)
+    try:
+        joints = command_joint_names(description)
+    except ValueError as exc:
+        raise LaunchArgumentError('%s: %s' % (urdf or 'robot:=%s' % arg('robot'), exc)) from None
     follow = {'use_sim_time': sim_time, 'robot_description': description}
-    nodes = []
-    if state_publisher:
-        nodes.append(Node(package='robot_state_publisher', executable='robot_state_publisher',
-                          name='robot_state_publisher', output='screen',
-                          parameters=[{'robot_description': description,
-                                       'use_sim_time': sim_time}]))
-    else:
-        # the topic for the nodes that follow it (viewer, observer), without TF
-        nodes.append(Node(package=PACKAGE, executable='description_publisher',
-                          name='description_publisher', output='screen',
-                          parameters=[{'robot_description': description}]))
-    nodes += [
+    commanding = {**follow, 'command_joints': joints}
+    nodes = [
+        description_node(state_publisher, description, sim_time),
         # The simulator never follows /clock: it publishes it.
         Node(package=PACKAGE, executable='simulator_node', name='simulator', output='screen',
              parameters=[arg('simulator_config'),
                          {'robot_description': description, 'publish_clock': sim_time,
+                          'command_joints': joints,
                           'real_time_factor': float(arg('real_time_factor')),
                           'command_timeout': timeout, 'brakes': flag('brakes')}],
              on_exit=_stop('simulator_node')),
@@ -129,28 +121,17 @@ def _nodes(context: LaunchContext) -> list:
             name='gravity_compensation', output='screen', sigterm_timeout='5',
             # A simulated arm needs no ramp-in (a real one does: keep the 2 s default).
             parameters=[_share('config', 'gravity_compensation.yaml'),
-                        {'ramp_time': 0.0, 'timeout': timeout}, follow],
+                        {'ramp_time': 0.0, 'timeout': timeout}, commanding],
             on_exit=_stop('gravity_compensation_node')))
     if trajectory_controller:
         # computed-torque tracking of ~/joint_trajectory, collision reaction with the
         # observer's contact flag (issue 21); it holds the arm between trajectories
-        nodes.append(Node(
-            package=PACKAGE, executable='trajectory_controller', name='trajectory_controller',
-            output='screen', sigterm_timeout='5',
-            parameters=[{'timeout': timeout, 'acceleration_limits': [2.0]}, follow],
-            on_exit=_stop('trajectory_controller')))
-        nodes.append(Node(
-            package=PACKAGE, executable='external_torque_observer',
-            name='external_torque_observer', output='screen', parameters=[follow]))
+        nodes += trajectory_nodes(timeout, commanding, _stop('trajectory_controller'), {})
     if rviz:
-        nodes.append(Node(package='rviz2', executable='rviz2', name='rviz2', output='log',
-                          arguments=['-d', _share('config', 'sim.rviz')],
-                          parameters=[{'use_sim_time': sim_time}], on_exit=_stop('rviz2')))
+        nodes.append(rviz_node(sim_time, _stop('rviz2')))
     if flag('viewer'):
         # The arm in a web browser (no RViz needed): http://127.0.0.1:<viewer_port>
-        nodes.append(Node(package=PACKAGE, executable='viewer_node', name='viewer',
-                          output='screen',
-                          parameters=[{'port': int(arg('viewer_port'))}, follow]))
+        nodes.append(viewer_node(int(arg('viewer_port')), follow))
     return nodes
 
 

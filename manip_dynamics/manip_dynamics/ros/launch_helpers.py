@@ -86,7 +86,8 @@ def executable_path(package: str, executable: str) -> str | None:
     Return the path of an installed ROS executable, as ``ros2 run`` finds it, or None.
 
     :param package: The package, e.g. ``'rviz2'``.
-    :param executable: The executable in ``<prefix>/lib/<package>/``.
+    :param executable: The executable in ``<prefix>/lib/<package>/``; ``''``: the package
+        alone (a plugin library such as joint_state_broadcaster), its prefix is returned.
     :return: The path, or None when the package or the executable is not installed.
     """
     try:
@@ -97,6 +98,8 @@ def executable_path(package: str, executable: str) -> str | None:
         prefix = get_package_prefix(package)
     except PackageNotFoundError:
         return None
+    if not executable:
+        return prefix
     path = os.path.join(prefix, 'lib', package, executable)
     return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
 
@@ -106,7 +109,8 @@ def missing_executables(wanted: Iterable[tuple[str, str, str]]) -> list[tuple[st
     Return the wanted executables that are not installed.
 
     :param wanted: ``(package, executable, argument)`` triples of the parts switched on;
-        ``argument`` is the launch argument that switches the part off.
+        ``argument`` is the launch argument that switches the part off (``''``: none does);
+        ``executable`` ``''``: the package alone (a plugin library).
     :return: The missing ones, in the given order.
     """
     return [item for item in wanted if executable_path(item[0], item[1]) is None]
@@ -121,8 +125,9 @@ def missing_message(missing: Iterable[tuple[str, str, str]]) -> str:
         rviz:=false. Nothing was started.``
     """
     return '; '.join('%s (package %s) is not installed: install it (apt install '
-                     'ros-$ROS_DISTRO-%s) or pass %s:=false' % (
-                         executable, package, package.replace('_', '-'), argument)
+                     'ros-$ROS_DISTRO-%s)%s' % (
+                         executable or package, package, package.replace('_', '-'),
+                         ' or pass %s:=false' % argument if argument else '')
                      for package, executable, argument in missing) + '. Nothing was started.'
 
 

@@ -146,3 +146,70 @@ def wait_for_future(future: Any, timeout: float, poll: float = 0.01) -> bool:
     while not future.done() and time.monotonic() < deadline:
         time.sleep(poll)
     return future.done()
+
+
+def ros2_control_missing() -> str | None:
+    """
+    Return why control.launch.py cannot run here, or None.
+
+    :return: The missing ros2_control packages and how to install them, or None when
+        controller_manager, the two controllers, topic_based_ros2_control and
+        controller_manager_msgs' Python module are all there.
+    """
+    from manip_dynamics.ros.launch_helpers import executable_path
+    wanted = [('controller_manager', 'ros2_control_node'), ('joint_state_broadcaster', ''),
+              ('effort_controllers', ''), ('topic_based_ros2_control', '')]
+    absent = [package for package, executable in wanted
+              if executable_path(package, executable) is None]
+    try:
+        import controller_manager_msgs.srv  # noqa: F401
+    except ImportError:
+        absent.append('controller_manager_msgs')
+    if absent:
+        return ('%s not installed (C++ ros2_control packages, not on PyPI: apt install '
+                'ros-$ROS_DISTRO-ros2-control ros-$ROS_DISTRO-ros2-controllers '
+                'ros-$ROS_DISTRO-topic-based-ros2-control)' % ', '.join(absent))
+    return None
+
+
+def call_service(node: Any, srv_type: Any, name: str, request: Any,
+                 timeout: float = 30.0) -> Any:
+    """
+    Call a service from the test node (spun by another thread) and return the response.
+
+    :raises AssertionError: The service is not there or does not answer within ``timeout``.
+    """
+    client = node.create_client(srv_type, name)
+    assert client.wait_for_service(timeout_sec=timeout), 'no service %s' % name
+    future = client.call_async(request)
+    assert wait_for_future(future, timeout), 'no answer from %s' % name
+    return future.result()
+
+
+def check_controllers(case: Any, node: Any, timeout: float = 60.0) -> dict[str, str]:
+    """
+    Wait until joint_state_broadcaster and effort_controller are active.
+
+    joint_trajectory_controller, where installed, must be loaded and inactive.
+
+    :param case: The ``unittest.TestCase`` that asserts.
+    :param node: The test node.
+    :return: Controller name -> state.
+    """
+    from controller_manager_msgs.srv import ListControllers
+    from manip_dynamics.ros.launch_helpers import executable_path
+    trajectory = executable_path('joint_trajectory_controller', '') is not None
+    deadline = time.monotonic() + timeout
+    while True:
+        states = {c.name: c.state for c in call_service(
+            node, ListControllers, '/controller_manager/list_controllers',
+            ListControllers.Request()).controller}
+        if (states.get('joint_state_broadcaster') == 'active'
+                and states.get('effort_controller') == 'active'
+                and (not trajectory or 'joint_trajectory_controller' in states)):
+            break
+        case.assertLess(time.monotonic(), deadline, states)
+        time.sleep(1.0)
+    if trajectory:
+        case.assertEqual(states['joint_trajectory_controller'], 'inactive')
+    return states

@@ -31,6 +31,7 @@ command with launch_ros and this package's install are available, and is skipped
 """
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -90,9 +91,9 @@ def session_processes(sid: int) -> list[tuple[int, str]]:
 class Launch:
     """One ``ros2 launch`` in a new session, its output in a file."""
 
-    def __init__(self, tmp_path, *arguments: str) -> None:
-        self.log_path = tmp_path / 'launch.log'
-        env = dict(os.environ, PYTHONUNBUFFERED='1')
+    def __init__(self, tmp_path, *arguments: str, env: dict | None = None) -> None:
+        self.log_path = tmp_path / ('launch_%d.log' % len(list(tmp_path.glob('launch*.log'))))
+        env = dict(env or os.environ, PYTHONUNBUFFERED='1')
         with open(self.log_path, 'w', encoding='utf-8') as log:
             self.proc = subprocess.Popen(['ros2', 'launch', 'manip_dynamics', *arguments],
                                          stdout=log, stderr=subprocess.STDOUT, env=env,
@@ -141,8 +142,8 @@ def launch(tmp_path):
     """Yield a factory of launches; kill what is left of them at the end."""
     started = []
 
-    def factory(*arguments: str) -> Launch:
-        started.append(Launch(tmp_path, *arguments))
+    def factory(*arguments: str, env: dict | None = None) -> Launch:
+        started.append(Launch(tmp_path, *arguments, env=env))
         return started[-1]
     yield factory
     for item in started:
@@ -221,10 +222,13 @@ def test_killing_the_launch_process_alone_stops_every_node(launch):
     assert left == [], 'orphaned nodes kept running: %s' % left
 
 
-@pytest.mark.parametrize('file', ['dynamics.launch.py', 'gravity_compensation.launch.py'])
-def test_robot_by_name_then_ctrl_c(launch, file):
-    run = launch(file, 'robot:=cobot7')
-    run.wait_for("robot model 'cobot7' from the robot_description parameter", STARTUP_TIMEOUT)
+@pytest.mark.parametrize('file, robot', [('dynamics.launch.py', 'cobot7'),
+                                         ('gravity_compensation.launch.py', 'cobot7'),
+                                         ('gravity_compensation.launch.py', 'puma560')])
+def test_robot_by_name_then_ctrl_c(launch, file, robot):
+    run = launch(file, 'robot:=%s' % robot)
+    run.wait_for("robot model '%s' from the robot_description parameter" % robot,
+                 STARTUP_TIMEOUT)
     os.killpg(run.proc.pid, signal.SIGINT)
     code = run.wait(60.0)
     out = run.output()
@@ -237,4 +241,82 @@ def test_dynamics_launch_reads_the_topic_by_default(launch):
     run.wait_for('waiting for /robot_description', STARTUP_TIMEOUT)
     os.killpg(run.proc.pid, signal.SIGINT)
     assert run.wait(60.0) == 0, run.output()
+    assert run.survivors() == []
+
+
+def test_sim_launch_simulates_another_bundled_arm(launch):
+    """The YAML files list cobot7's joints; the launch gives every node the arm's own."""
+    run = launch('sim.launch.py', 'robot:=puma560', 'rviz:=false')
+    run.wait_for('brakes released', STARTUP_TIMEOUT)
+    os.killpg(run.proc.pid, signal.SIGINT)
+    code = run.wait(60.0)
+    out = run.output()
+    assert code == 0 and 'cannot start' not in out, out
+    assert run.survivors() == []
+
+
+# ------------------------------------------------------------------ control.launch.py
+def _ros2_control_missing() -> str | None:
+    """Return which ros2_control part is not installed here, or None."""
+    from manip_dynamics.ros.launch_helpers import executable_path
+    for package, executable in [('controller_manager', 'ros2_control_node'),
+                                ('joint_state_broadcaster', ''), ('effort_controllers', ''),
+                                ('topic_based_ros2_control', '')]:
+        if executable_path(package, executable) is None:
+            return ('%s not installed (C++, not on PyPI: apt install '
+                    'ros-$ROS_DISTRO-ros2-control ros-$ROS_DISTRO-ros2-controllers '
+                    'ros-$ROS_DISTRO-topic-based-ros2-control)' % package)
+    return None
+
+
+def test_control_launch_refuses_an_unknown_hardware(launch):
+    run = launch('control.launch.py', 'hardware:=gazebo', 'rviz:=false')
+    code = run.wait(STARTUP_TIMEOUT)
+    out = run.output()
+    assert code != 0, out
+    assert 'hardware:=gazebo: expected one of topic_based, mock, description' in out, out
+    assert 'process started' not in out, 'a node was started:\n%s' % out
+
+
+def test_control_launch_names_a_missing_controller_manager(launch):
+    """Without ros2_control (hidden from the ament index here) nothing starts."""
+    from ament_index_python.packages import get_package_prefix, PackageNotFoundError
+    env = dict(os.environ)
+    try:
+        hidden = get_package_prefix('controller_manager')
+    except PackageNotFoundError:
+        hidden = None
+    if hidden is not None:
+        env['AMENT_PREFIX_PATH'] = os.pathsep.join(
+            p for p in env.get('AMENT_PREFIX_PATH', '').split(os.pathsep)
+            if os.path.realpath(p) != os.path.realpath(hidden))
+    run = launch('control.launch.py', 'rviz:=false', env=env)
+    code = run.wait(STARTUP_TIMEOUT)
+    out = run.output()
+    assert code != 0, out
+    assert ('ros2_control_node (package controller_manager) is not installed: install it '
+            '(apt install ros-$ROS_DISTRO-controller-manager)') in out, out
+    assert 'process started' not in out, 'a node was started:\n%s' % out
+
+
+@pytest.mark.parametrize('robot', ['cobot7', 'gripper_arm', 'planar_2r', 'puma560'])
+def test_control_launch_runs_every_bundled_arm_then_ctrl_c(launch, robot):
+    """The real controller_manager accepts the arm's block; the chain releases the brakes."""
+    missing = _ros2_control_missing()
+    if missing:
+        pytest.skip(missing)
+    run = launch('control.launch.py', 'robot:=%s' % robot, 'rviz:=false')
+    run.wait_for('Configured and activated', STARTUP_TIMEOUT)
+    run.wait_for('command on /sim/joint_commands holds the held pose', 60.0)
+    run.wait_for('process has finished cleanly', 60.0)  # the spawner, done
+    os.killpg(run.proc.pid, signal.SIGINT)  # Ctrl-C in the terminal
+    code = run.wait(60.0)
+    out = run.output()
+    assert code == 0 and 'cannot start' not in out, out
+    for node in ('description_publisher', 'simulator_node', 'gravity_compensation_node',
+                 'external_torque_observer'):
+        assert re.search(r'\[%s-\d+\]: process has finished cleanly' % node, out), out
+    # ros2_control_node gets SIGINT from the terminal and again from launch: it shuts its
+    # controllers and hardware down, then ends by the second signal (exit code -2)
+    assert 'Shutting down the controller manager' in out, out
     assert run.survivors() == []

@@ -1,0 +1,267 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The ros2_control bring-up of a simulated arm, held by gravity compensation.
+
+    ros2 launch manip_dynamics control.launch.py
+    ros2 launch manip_dynamics control.launch.py rviz:=false robot:=puma560
+    ros2 launch manip_dynamics control.launch.py hardware:=mock rviz:=false
+
+The arm is simulated by simulator_node behind the real controller_manager, as
+ros2_control_demos and the MuJoCo and Gazebo ros2_control packages run their arms:
+
+* robot_state_publisher (argument ``robot_state_publisher``: true, false, or auto, the
+  default: where installed; otherwise description_publisher) publishes /robot_description,
+  which controller_manager on Jazzy and newer reads;
+* controller_manager's ros2_control_node loads the hardware named by the description's
+  ``<ros2_control>`` block (argument ``hardware``: ``topic_based``, the default:
+  topic_based_ros2_control's TopicBasedSystem, which sends the effort commands to the
+  simulator on /sim/joint_commands and reads its state from /sim/joint_states; ``mock``:
+  mock_components/GenericSystem, a dry run of the controllers without physics and without
+  the simulator; ``description``: the block as written, e.g. your arm's driver) with the
+  controllers of ``controllers`` (default: written from the description, see
+  config/ros2_controllers.yaml) at ``update_rate``;
+* spawners activate joint_state_broadcaster (the only publisher of /joint_states) and
+  ``effort_controller`` (JointGroupEffortController) and load joint_trajectory_controller
+  on the effort interface inactive, as the alternative, where it is installed;
+* simulator_node (``simulator``, hardware topic_based only) is the arm; its brakes hold the
+  pose until a command that holds it arrives (the hardware sends zeros until a controller
+  writes);
+* gravity_compensation_node (argument ``gravity_compensation``) commands
+  /effort_controller/commands, or trajectory_controller does (argument
+  ``trajectory_controller``, default off; it replaces the compensation), and the
+  external-torque observer (argument ``observer``) reads those commands
+  (``effort_source: commands``) and flags contacts;
+* rviz2 (argument ``rviz``) and viewer_node (argument ``viewer``) as in sim.launch.py.
+
+Every node runs on the wall clock. The C++ parts (controller_manager, the controllers, the
+hardware plugin, robot_state_publisher and rviz2 when switched on) are checked before
+anything starts: a missing one stops the launch with one line naming its apt package. If
+controller_manager, the simulator or the commanding node exits, the whole launch stops.
+See docs/ROS2_CONTROL.md.
+"""
+
+from launch import LaunchContext, LaunchDescription
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+
+from manip_dynamics.ros.launch_helpers import (
+    executable_path, is_true, LaunchArgumentError, missing_executables, missing_message,
+    robot_description, state_publisher_wanted)
+from manip_dynamics.ros.launch_nodes import (
+    description_node, observer_node, rviz_node, share, stop_launch, trajectory_nodes,
+    viewer_node)
+from manip_dynamics.ros.ros2_control_setup import (
+    command_joint_names, controllers_parameters, EFFORT_CONTROLLER, HARDWARE_PACKAGES,
+    HARDWARE_PLUGINS,
+    SIM_JOINT_COMMANDS, SIM_JOINT_STATES, TRAJECTORY_CONTROLLER, with_hardware,
+    write_parameters_file)
+
+PACKAGE = 'manip_dynamics'
+CONTROLLER_MANAGER = '/controller_manager'
+#: Seconds a spawner waits for the controller_manager's services (a loaded 2-core machine
+#: took up to 10 s from the launch to the services).
+SPAWNER_TIMEOUT = '60'
+#: Ramp-in of the compensation on hardware other than the simulator [s]: a real arm's
+#: brakes may release before the first command (gravity_compensation.yaml's default).
+REAL_ARM_RAMP = 2.0
+#: With ``observer_effort_source:=commands`` (the default) the observer pairs a joint state
+#: with the command sent this many controller_manager update cycles before it: the effort
+#: controller writes a command at the next update, the hardware sends it, and the state
+#: showing its effect is read an update later. Measured with the simulator behind
+#: TopicBasedSystem at 250 Hz, three moves of trajectory_controller, no push: the largest
+#: normalized residual (contact at 1.0) was 9.8 to 12.6 with no delay (false contacts in
+#: every move), 0.63 to 0.87 with 1 cycle and 0.23 to 0.29 with 2 cycles (joint_states:
+#: 0.25 to 0.30).
+COMMAND_DELAY_CYCLES = 2.0
+
+
+def _stop(what: str) -> object:
+    """Return the action that ends the launch when a required process exits."""
+    return stop_launch(what, 'control.launch.py')
+
+
+def _spawner(controllers: list[str], inactive: bool = False) -> Node:
+    """Return a controller_manager spawner for the controllers (it exits when done)."""
+    arguments = controllers + ['--controller-manager', CONTROLLER_MANAGER,
+                               '--controller-manager-timeout', SPAWNER_TIMEOUT]
+    if inactive:
+        arguments.append('--inactive')
+    return Node(package='controller_manager', executable='spawner', output='screen',
+                arguments=arguments)
+
+
+def _nodes(context: LaunchContext) -> list:
+    """Check the arguments and the installed parts, then build the node actions."""
+    def arg(name: str) -> str:
+        return LaunchConfiguration(name).perform(context)
+
+    def flag(name: str) -> bool:
+        return is_true(arg(name), name)
+    hardware = arg('hardware').strip()
+    if hardware not in HARDWARE_PLUGINS:
+        raise LaunchArgumentError('hardware:=%s: expected one of %s' % (
+            hardware, ', '.join(HARDWARE_PLUGINS)))
+    try:
+        update_rate = float(arg('update_rate'))
+    except ValueError:
+        raise LaunchArgumentError('update_rate:=%s: expected a number of Hz'
+                                  % arg('update_rate')) from None
+    rviz = flag('rviz')
+    state_publisher = state_publisher_wanted(arg('robot_state_publisher'))
+    trajectory_controller = flag('trajectory_controller')
+    gravity_compensation = flag('gravity_compensation') and not trajectory_controller
+    simulated = hardware == 'topic_based'
+    wanted = [('controller_manager', 'ros2_control_node', ''),
+              ('controller_manager', 'spawner', ''),
+              ('joint_state_broadcaster', '', ''), ('effort_controllers', '', '')]
+    if hardware in HARDWARE_PACKAGES:
+        wanted.append((HARDWARE_PACKAGES[hardware], '', ''))
+    if state_publisher:
+        wanted.append(('robot_state_publisher', 'robot_state_publisher',
+                       'robot_state_publisher'))
+    if rviz:
+        wanted.append(('rviz2', 'rviz2', 'rviz'))
+    missing = missing_executables(wanted)
+    if missing:
+        # raised before any process starts: launch prints the line and exits 1
+        raise LaunchArgumentError(missing_message(missing))
+    urdf = arg('urdf')
+    try:
+        description = with_hardware(
+            robot_description(urdf, '' if urdf.strip() else arg('robot')), hardware)
+        controllers = arg('controllers').strip() or write_parameters_file(
+            controllers_parameters(description, update_rate))
+    except LaunchArgumentError:
+        raise
+    except ValueError as exc:
+        raise LaunchArgumentError(str(exc)) from None
+    timeout = float(arg('timeout'))
+    ramp = arg('ramp_time').strip()
+    ramp_time = float(ramp) if ramp else (0.0 if simulated else REAL_ARM_RAMP)
+    # every commanding node (and the simulator, the observer) in the effort controller's
+    # joint order, whatever arm: the package's YAML files list cobot7's joints
+    joints = command_joint_names(description)
+    follow = {'use_sim_time': False, 'robot_description': description,
+              'command_joints': joints}
+    nodes = [
+        description_node(state_publisher, description, False),
+        Node(package='controller_manager', executable='ros2_control_node', output='screen',
+             # it reads /robot_description (Jazzy's ros2_control >= 4.8; 4.0 to 4.7 read
+             # ~/robot_description: remap that to /robot_description there)
+             parameters=[controllers],
+             on_exit=_stop('ros2_control_node')),
+        _spawner(['joint_state_broadcaster', EFFORT_CONTROLLER]),
+    ]
+    if executable_path('joint_trajectory_controller', ''):
+        nodes.append(_spawner([TRAJECTORY_CONTROLLER], inactive=True))
+    if simulated:
+        nodes.append(Node(
+            package=PACKAGE, executable='simulator_node', name='simulator', output='screen',
+            parameters=[arg('simulator_config'), {
+                'robot_description': description, 'publish_clock': False,
+                'publish_rate': float(arg('sim_publish_rate')),
+                'real_time_factor': 1.0, 'command_timeout': timeout,
+                'brakes': flag('brakes'), 'brake_release': 'holding_command',
+                # commands come from the hardware interface only
+                'joint_commands_topic': SIM_JOINT_COMMANDS, 'controller_commands': False,
+                'command_joints': joints}],
+            # only joint_state_broadcaster publishes /joint_states
+            remappings=[('/joint_states', SIM_JOINT_STATES)],
+            on_exit=_stop('simulator_node')))
+    commands = '/%s/commands' % EFFORT_CONTROLLER
+    if gravity_compensation:
+        nodes.append(Node(
+            package=PACKAGE, executable='gravity_compensation_node',
+            name='gravity_compensation', output='screen', sigterm_timeout='5',
+            parameters=[share('config', 'gravity_compensation.yaml'),
+                        {'ramp_time': ramp_time, 'timeout': timeout,
+                         'controller_name': EFFORT_CONTROLLER}, follow],
+            on_exit=_stop('gravity_compensation_node')))
+    # behind the controller_manager a command acts about 1.5 update cycles after it is sent
+    delay = arg('observer_command_delay').strip()
+    observer = {'effort_source': arg('observer_effort_source'), 'commands_topic': commands,
+                'command_delay': float(delay) if delay else COMMAND_DELAY_CYCLES / update_rate}
+    if trajectory_controller:
+        nodes += trajectory_nodes(timeout, follow, _stop('trajectory_controller'), observer)
+    elif gravity_compensation and flag('observer'):
+        nodes.append(observer_node(follow, observer))
+    if rviz:
+        nodes.append(rviz_node(False, _stop('rviz2')))
+    if flag('viewer'):
+        nodes.append(viewer_node(int(arg('viewer_port')), follow))
+    return nodes
+
+
+def generate_launch_description() -> LaunchDescription:
+    """Declare the arguments and the ros2_control bring-up."""
+    return LaunchDescription([
+        DeclareLaunchArgument('urdf', default_value='',
+                              description='URDF (or xacro) file of the arm; not given = '
+                                          'the bundled arm named by robot'),
+        DeclareLaunchArgument('robot', default_value='cobot7',
+                              description='Bundled arm, used when urdf is not given'),
+        DeclareLaunchArgument('hardware', default_value='topic_based',
+                              description='topic_based: the simulator behind '
+                                          'TopicBasedSystem; mock: GenericSystem, no '
+                                          'physics; description: the <ros2_control> block '
+                                          'as written (a real driver)'),
+        DeclareLaunchArgument('controllers', default_value='',
+                              description='controller_manager parameter file; empty = '
+                                          'written from the description'),
+        DeclareLaunchArgument('update_rate', default_value='250',
+                              description='controller_manager update rate [Hz] of the '
+                                          'written parameter file'),
+        DeclareLaunchArgument('gravity_compensation', default_value='true',
+                              description='Start gravity_compensation_node, commanding '
+                                          '/effort_controller/commands'),
+        DeclareLaunchArgument('trajectory_controller', default_value='false',
+                              description='Start trajectory_controller instead of the '
+                                          'compensation'),
+        DeclareLaunchArgument('observer', default_value='true',
+                              description='Start external_torque_observer (contact flag)'),
+        DeclareLaunchArgument('observer_effort_source', default_value='commands',
+                              description='Applied torque of the observer: commands (the '
+                                          "effort controller's input) or joint_states (the "
+                                          'effort state interface)'),
+        DeclareLaunchArgument('observer_command_delay', default_value='',
+                              description='Observer command_delay [s]; empty = %g update '
+                                          'cycles' % COMMAND_DELAY_CYCLES),
+        DeclareLaunchArgument('ramp_time', default_value='',
+                              description='Ramp-in of the compensation [s]; empty = 0 with '
+                                          'the simulator, %g otherwise' % REAL_ARM_RAMP),
+        DeclareLaunchArgument('rviz', default_value='true', description='Start rviz2'),
+        DeclareLaunchArgument('robot_state_publisher', default_value='auto',
+                              description='Start robot_state_publisher: true, false, or '
+                                          'auto (where installed); otherwise '
+                                          'description_publisher gives /robot_description'),
+        DeclareLaunchArgument('viewer', default_value='false',
+                              description='Start viewer_node: the arm in a web browser'),
+        DeclareLaunchArgument('viewer_port', default_value='8080',
+                              description='Port of the viewer page on 127.0.0.1'),
+        DeclareLaunchArgument('sim_publish_rate', default_value='1000',
+                              description='Simulator state rate [Hz]: TopicBasedSystem reads '
+                                          'the newest sample at each update'),
+        DeclareLaunchArgument('brakes', default_value='true',
+                              description='Simulator holds the arm until a holding command'),
+        DeclareLaunchArgument('timeout', default_value='0.5',
+                              description='Simulator command_timeout and compensation '
+                                          'timeout [s] (see sim.launch.py SIM_TIMEOUT)'),
+        DeclareLaunchArgument('simulator_config', default_value=share('config',
+                                                                      'simulator.yaml'),
+                              description='Parameter file of simulator_node'),
+        OpaqueFunction(function=_nodes),
+    ])

@@ -1,0 +1,132 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The node actions the package's launch files share (sim.launch.py, control.launch.py).
+
+launch and launch_ros are imported inside the functions: they are not on PyPI, and this
+module is imported by the launch files only, where they exist.
+"""
+
+import os
+from typing import Any
+
+PACKAGE = 'manip_dynamics'
+
+
+def share(*parts: str) -> str:
+    """
+    Return a path inside this package's share directory.
+
+    :param parts: Path components, e.g. ``('config', 'simulator.yaml')``.
+    :return: The absolute path (not checked for existence).
+    """
+    from ament_index_python.packages import get_package_share_directory
+    return os.path.join(get_package_share_directory(PACKAGE), *parts)
+
+
+def stop_launch(what: str, launch_file: str) -> Any:
+    """
+    Return the action that ends the launch when a required process exits.
+
+    :param what: The process, e.g. ``'simulator_node'``.
+    :param launch_file: The launch file's name, for the reason.
+    :return: A ``launch.actions.Shutdown``.
+    """
+    from launch.actions import Shutdown
+    return Shutdown(reason='%s exited: stopping every node of %s' % (what, launch_file))
+
+
+def description_node(state_publisher: bool, description: str, sim_time: bool) -> Any:
+    """
+    Return the node that publishes /robot_description.
+
+    :param state_publisher: True: robot_state_publisher (also TF); False: the suite's
+        description_publisher (the topic only, transient local).
+    :param description: The URDF text.
+    :param sim_time: ``use_sim_time`` of robot_state_publisher.
+    :return: A ``launch_ros.actions.Node``.
+    """
+    from launch_ros.actions import Node
+    if state_publisher:
+        return Node(package='robot_state_publisher', executable='robot_state_publisher',
+                    name='robot_state_publisher', output='screen',
+                    parameters=[{'robot_description': description,
+                                 'use_sim_time': sim_time}])
+    # the topic for the nodes that follow it (controller_manager, viewer, observer), no TF
+    return Node(package=PACKAGE, executable='description_publisher',
+                name='description_publisher', output='screen',
+                parameters=[{'robot_description': description}])
+
+
+def rviz_node(sim_time: bool, on_exit: Any) -> Any:
+    """
+    Return rviz2 with the package's display configuration.
+
+    :param sim_time: ``use_sim_time``.
+    :param on_exit: The action run when rviz2 exits (see :func:`stop_launch`).
+    :return: A ``launch_ros.actions.Node``.
+    """
+    from launch_ros.actions import Node
+    return Node(package='rviz2', executable='rviz2', name='rviz2', output='log',
+                arguments=['-d', share('config', 'sim.rviz')],
+                parameters=[{'use_sim_time': sim_time}], on_exit=on_exit)
+
+
+def viewer_node(port: int, follow: dict[str, Any]) -> Any:
+    """
+    Return viewer_node: the arm in a web browser on http://127.0.0.1:<port>.
+
+    :param port: The page's port.
+    :param follow: The parameters every following node gets (description, sim time).
+    :return: A ``launch_ros.actions.Node``.
+    """
+    from launch_ros.actions import Node
+    return Node(package=PACKAGE, executable='viewer_node', name='viewer', output='screen',
+                parameters=[{'port': port}, follow])
+
+
+def trajectory_nodes(timeout: float, follow: dict[str, Any], on_exit: Any,
+                     observer: dict[str, Any]) -> list[Any]:
+    """
+    Return trajectory_controller and the external-torque observer for its collision reaction.
+
+    :param timeout: The controller's joint_states timeout [s].
+    :param follow: The parameters every following node gets (description, sim time).
+    :param on_exit: The action run when the controller exits.
+    :param observer: Extra parameters of the observer (e.g. ``effort_source``).
+    :return: Two ``launch_ros.actions.Node``.
+    """
+    from launch_ros.actions import Node
+    return [
+        Node(package=PACKAGE, executable='trajectory_controller',
+             name='trajectory_controller', output='screen', sigterm_timeout='5',
+             parameters=[{'timeout': timeout, 'acceleration_limits': [2.0]}, follow],
+             on_exit=on_exit),
+        observer_node(follow, observer),
+    ]
+
+
+def observer_node(follow: dict[str, Any], parameters: dict[str, Any]) -> Any:
+    """
+    Return external_torque_observer (contact flag on ``/external_torque_observer/contact``).
+
+    :param follow: The parameters every following node gets (description, sim time).
+    :param parameters: Its own parameters (e.g. ``effort_source``), may be empty.
+    :return: A ``launch_ros.actions.Node``.
+    """
+    from launch_ros.actions import Node
+    return Node(package=PACKAGE, executable='external_torque_observer',
+                name='external_torque_observer', output='screen',
+                parameters=[follow, parameters])

@@ -1,0 +1,111 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+launch_testing test of ``control.launch.py hardware:=mock robot:=puma560``: a dry run.
+
+mock_components/GenericSystem stands in for the hardware (no physics, no simulator): the
+real controller_manager loads it from the <ros2_control> block control.launch.py rewrote,
+the broadcaster and the effort controller come up active, /joint_states shows puma560's
+start pose (the block's initial values), the compensation's g(q) commands (checked against
+the model of the bundled URDF) flow to /effort_controller/commands, no simulator runs and
+every process exits cleanly. Skipped with the reason where the ros2_control packages are
+missing (see test_control_launch.py).
+"""
+
+import os
+import sys
+import time
+import unittest
+
+import pytest
+
+pytest.importorskip('launch_testing', reason='launch_testing not installed (not on PyPI); '
+                    'run on a ROS 2 install')
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+import launch  # noqa: E402, I100
+import launch_support  # noqa: E402
+import launch_testing.actions  # noqa: E402
+import launch_testing.asserts  # noqa: E402
+from launch_testing_ros import WaitForTopics  # noqa: E402
+import numpy as np  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import Float64MultiArray  # noqa: E402
+
+from manip_dynamics import RobotModel  # noqa: E402
+from manip_dynamics.bundled import urdf_path  # noqa: E402
+from manip_dynamics.ros.ros2_control_setup import ros2_control_joints  # noqa: E402
+
+MISSING = launch_support.ros2_control_missing()
+
+
+@pytest.mark.rostest
+def generate_test_description():
+    """Include control.launch.py with mock hardware (nothing when ros2_control is missing)."""
+    if MISSING:
+        return launch.LaunchDescription([launch_testing.actions.ReadyToTest()])
+    return launch_support.include_launch_file(
+        'control.launch.py', {'hardware': 'mock', 'robot': 'puma560', 'rviz': 'false',
+                              'robot_state_publisher': 'false'})
+
+
+@unittest.skipIf(MISSING, MISSING or '')
+class TestControlMockLaunch(unittest.TestCase):
+    """The controllers run on mock hardware; the compensation commands g(q0)."""
+
+    @classmethod
+    def setUpClass(cls):
+        """Create the test node, spun on a thread."""
+        cls.node = launch_support.create_test_node('test_control_mock_launch')
+        cls.executor = launch_support.spin_in_background(cls.node)
+
+    @classmethod
+    def tearDownClass(cls):
+        """Stop spinning and shut down."""
+        launch_support.stop_test_node(cls.node, cls.executor)
+
+    def test_controllers_run_on_mock_hardware(self):
+        """Active controllers, the start pose on /joint_states, g(q0) commanded, no simulator."""
+        topics = [('/joint_states', JointState),
+                  ('/effort_controller/commands', Float64MultiArray)]
+        with WaitForTopics(topics, timeout=120.0) as wait:
+            state = wait.received_messages('/joint_states')[-1]
+        launch_support.check_controllers(self, self.node)
+        with open(urdf_path('puma560'), encoding='utf-8') as stream:
+            xml = stream.read()
+        model = RobotModel.from_urdf_string(xml)
+        start = {j.name: j.initial_position for j in ros2_control_joints(xml)}
+        order = [list(state.name).index(name) for name in model.joint_names]
+        q = np.array(state.position)[order]
+        np.testing.assert_allclose(q, [start[name] for name in model.joint_names], atol=1e-9)
+        with WaitForTopics([('/effort_controller/commands', Float64MultiArray)],
+                           timeout=30.0) as wait:
+            command = np.array(wait.received_messages('/effort_controller/commands')[-1].data)
+        np.testing.assert_allclose(command, model.gravity_torques(q), atol=1e-9)
+        time.sleep(1.0)
+        self.assertEqual(self.node.get_publishers_info_by_topic('/sim/joint_states'), [])
+
+
+@launch_testing.post_shutdown_test()
+class TestControlMockLaunchShutdown(unittest.TestCase):
+    """Every process exits cleanly when the launch shuts down."""
+
+    @unittest.skipIf(MISSING, MISSING or '')
+    def test_exit_codes(self, proc_info):
+        """Every launched process exited with code 0 (spawners included)."""
+        launch_testing.asserts.assertExitCodes(proc_info)
