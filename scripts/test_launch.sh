@@ -10,14 +10,20 @@
 # launch, launch_ros and launch_testing are not on PyPI: without them this script says so
 # and exits 0 (nothing to run), as the tests themselves skip with that reason.
 set -euo pipefail
-# env.sh drops PYTHONPATH (the venv replaces a sourced ROS); launch, launch_ros and
-# launch_testing come from the caller's environment (an apt ROS 2 or a source build), so
-# the caller's entries are appended after the workspace's: the venv's packages still win.
+# env.sh drops PYTHONPATH and AMENT_PREFIX_PATH (the venv replaces a sourced ROS); launch,
+# launch_ros, launch_testing and the C++ packages control.launch.py starts
+# (controller_manager, topic_based_ros2_control, robot_state_publisher) come from the
+# caller's environment (an apt ROS 2 or a source build), so the caller's entries are appended
+# after the workspace's: the venv's packages still win.
 caller_pythonpath=${PYTHONPATH:-}
+caller_ament_prefix_path=${AMENT_PREFIX_PATH:-}
 # shellcheck source=scripts/env.sh
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh" || exit 1
 if [[ -n "${caller_pythonpath}" ]]; then
   export PYTHONPATH=${PYTHONPATH:+${PYTHONPATH}:}${caller_pythonpath}
+fi
+if [[ -n "${caller_ament_prefix_path}" ]]; then
+  export AMENT_PREFIX_PATH=${AMENT_PREFIX_PATH:+${AMENT_PREFIX_PATH}:}${caller_ament_prefix_path}
 fi
 
 if ! command -v launch_test > /dev/null || ! command -v ros2 > /dev/null; then

@@ -138,13 +138,13 @@ class TestControlLaunch(unittest.TestCase):
         self.assertLess(drift, 1e-3, 'the arm moved %.4g rad from its start pose' % drift)
 
     def test_5_a_push_raises_the_contact_flag(self):
-        """15 N on the tool for 1 s: the observer (on the effort commands) flags a contact."""
+        """15 N on the tool for 0.3 s: the observer (on the effort commands) flags a contact."""
         from manip_dynamics_interfaces.srv import ApplyWrench
         before, states_before = len(self.contacts), len(self.states)
         self.assertTrue(any(not c.contact for c in self.contacts[-20:]),
                         'contact flagged before any push')
         q_before = np.array(self.states[-1].position)
-        request = ApplyWrench.Request(link='tool0', frame='world', duration=1.0)
+        request = ApplyWrench.Request(link='tool0', frame='world', duration=0.3)
         request.wrench.force.y = 15.0
         answer = launch_support.call_service(self.node, ApplyWrench, '/simulator/apply_wrench',
                                              request)

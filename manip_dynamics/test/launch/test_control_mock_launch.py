@@ -18,10 +18,10 @@ launch_testing test of ``control.launch.py hardware:=mock robot:=puma560``: a dr
 mock_components/GenericSystem stands in for the hardware (no physics, no simulator): the
 real controller_manager loads it from the <ros2_control> block control.launch.py rewrote,
 the broadcaster and the effort controller come up active, /joint_states shows puma560's
-start pose (the block's initial values), the compensation's g(q) commands (checked against
-the model of the bundled URDF) flow to /effort_controller/commands, no simulator runs and
-every process exits cleanly. Skipped with the reason where the ros2_control packages are
-missing (see test_control_launch.py).
+start pose (the block's initial values), the compensation's commands (ramped in, then g(q)
+checked against the model of the bundled URDF) flow to /effort_controller/commands, no
+simulator runs and every process exits cleanly. Skipped with the reason where the
+ros2_control packages are missing (see test_control_launch.py).
 """
 
 import os
@@ -93,10 +93,22 @@ class TestControlMockLaunch(unittest.TestCase):
         order = [list(state.name).index(name) for name in model.joint_names]
         q = np.array(state.position)[order]
         np.testing.assert_allclose(q, [start[name] for name in model.joint_names], atol=1e-9)
-        with WaitForTopics([('/effort_controller/commands', Float64MultiArray)],
-                           timeout=30.0) as wait:
-            command = np.array(wait.received_messages('/effort_controller/commands')[-1].data)
-        np.testing.assert_allclose(command, model.gravity_torques(q), atol=1e-9)
+        # not the simulator: the compensation ramps in over ramp_time (2 s by default), each
+        # command is s g(q) with s rising from 0 to 1
+        g = model.gravity_torques(q)
+        commands = []
+        self.node.create_subscription(Float64MultiArray, '/effort_controller/commands',
+                                      lambda m: commands.append(np.array(m.data)), 100)
+        deadline = time.monotonic() + 30.0
+        while not commands or not np.allclose(commands[-1], g, rtol=0.0, atol=1e-9):
+            self.assertLess(time.monotonic(), deadline, 'the command never reached g(q): %s'
+                            % (commands[-1:] or 'no command'))
+            time.sleep(0.05)
+        scale = [float(np.dot(c, g) / np.dot(g, g)) for c in commands]
+        for c, s in zip(commands, scale):
+            np.testing.assert_allclose(c, s * g, atol=1e-9)
+        self.assertTrue(all(b >= a - 1e-12 for a, b in zip(scale, scale[1:])),
+                        'the ramp went down: %s' % scale)
         time.sleep(1.0)
         self.assertEqual(self.node.get_publishers_info_by_topic('/sim/joint_states'), [])
 
