@@ -41,7 +41,13 @@ import tempfile
 from typing import Any
 import xml.etree.ElementTree as ElementTree
 
+import numpy as np
+from numpy.typing import NDArray
 import yaml
+
+from manip_dynamics.robot_model import RobotModel
+
+FloatArray = NDArray[np.float64]
 
 #: Where simulator_node publishes its joint state when a controller_manager stands in front
 #: of it: only the joint_state_broadcaster publishes /joint_states then.
@@ -61,10 +67,16 @@ HARDWARE_PACKAGES = {'topic_based': 'topic_based_ros2_control', 'mock': 'hardwar
 EFFORT_CONTROLLER = 'effort_controller'
 #: Name of the inactive alternative: joint_trajectory_controller on the effort interface.
 TRAJECTORY_CONTROLLER = 'joint_trajectory_controller'
-#: The joint_trajectory_controller's PD gains per joint: full effort at this position error
-#: [rad or m], and a derivative gain of p times this [s]. A starting point, not a tuning.
-FULL_EFFORT_ERROR = 0.05
-DERIVATIVE_TIME = 0.05
+#: Bandwidth of the joint_trajectory_controller's PD gains per Hz of update rate [rad/s / Hz]:
+#: per joint ``p = m w^2``, ``d = 2 m w`` (critically damped) with ``w`` = this x the update
+#: rate and ``m = 1 / (M^-1)_ii`` the inertia joint i moves when the others are free, at the
+#: start pose (smaller than ``M_ii``: with ``M_ii`` the fastest closed-loop mode of cobot7
+#: was at 48 rad/s, not 25, and the arm went unstable when controller_manager's 250 Hz loop
+#: stalled on a loaded 2-core machine; gains from the effort limit alone, full effort at
+#: 0.05 rad, threw the arm about at once). A starting point, not a tuning.
+GAIN_BANDWIDTH = 0.1
+#: Smallest inertia used for the gains [kg m^2 or kg]: a joint the model says moves nothing.
+MIN_GAIN_INERTIA = 1e-4
 ACTUATED = ('revolute', 'continuous', 'prismatic')
 
 
@@ -295,15 +307,29 @@ def with_hardware(urdf_xml: str, hardware: str) -> str:
     return _BLOCK.sub(replace_hardware, urdf_xml)
 
 
-def _joint_limits(urdf_xml: str) -> dict[str, float]:
-    """Return the URDF effort limit of each joint that has a positive one."""
-    limits = {}
-    for joint in _parse(urdf_xml).findall('joint'):
-        limit = joint.find('limit')
-        effort = _number(limit.get('effort') if limit is not None else None, 0.0)
-        if effort > 0.0:
-            limits[joint.get('name', '')] = effort
-    return limits
+def default_initial_positions(model: RobotModel, urdf_xml: str) -> FloatArray:
+    """
+    Return the start pose used when ``initial_positions`` is not set.
+
+    Per joint: the ``initial_value`` of the position state interface in the URDF's
+    ``<ros2_control>`` block when there is one (cobot7 gives the Panda 'ready' pose there),
+    otherwise 0 clamped into the joint's position limits (cobot7's joint 4 excludes 0).
+
+    :param model: The robot model.
+    :param urdf_xml: The URDF text the model was loaded from.
+    :return: Joint positions [rad or m] in model order, shape (n,).
+    """
+    q0 = np.clip(np.zeros(model.dof), model.position_lower, model.position_upper)
+    try:
+        joints = ros2_control_joints(urdf_xml)
+    except ValueError:
+        return q0
+    for joint in joints:
+        if joint.name in model.joint_names and joint.initial_position is not None:
+            i = model.joint_index(joint.name)
+            q0[i] = min(max(joint.initial_position, model.position_lower[i]),
+                        model.position_upper[i])
+    return q0
 
 
 def controllers_parameters(urdf_xml: str, update_rate: float) -> dict[str, Any]:
@@ -313,15 +339,17 @@ def controllers_parameters(urdf_xml: str, update_rate: float) -> dict[str, Any]:
     The joints with an ``effort`` command interface, in block order, go to
     ``effort_controller`` (effort_controllers/JointGroupEffortController, what
     gravity_compensation_node commands) and to ``joint_trajectory_controller`` (effort
-    command interface, position and velocity states; PD gains from the URDF effort limit:
-    ``p`` = limit / :data:`FULL_EFFORT_ERROR`, ``d`` = p * :data:`DERIVATIVE_TIME`).
+    command interface, position and velocity states; critically damped PD gains from the
+    inertia each joint moves at the start pose, see :data:`GAIN_BANDWIDTH`: without gravity
+    feed-forward the arm sags by about ``g(q) / p``).
     joint_state_broadcaster publishes every joint of the block.
 
     :param urdf_xml: The URDF text with its ``<ros2_control>`` block (see
         :func:`with_hardware`).
     :param update_rate: The controller_manager's update rate [Hz], a whole number >= 1.
     :return: ``{node name: {'ros__parameters': {...}}}`` as a ROS 2 parameter file has it.
-    :raises ValueError: No joint with an effort command interface, or a bad update rate.
+    :raises ValueError: No joint with an effort command interface, a bad update rate, or a
+        description the dynamics model does not load.
     """
     if not (isinstance(update_rate, (int, float)) and math.isfinite(update_rate)
             and update_rate >= 1.0 and float(update_rate).is_integer()):
@@ -333,11 +361,17 @@ def controllers_parameters(urdf_xml: str, update_rate: float) -> dict[str, Any]:
         raise ValueError('no joint of the <ros2_control> block has an effort command '
                          'interface: the effort controller and the gravity compensation '
                          'need one per joint')
-    limits = _joint_limits(urdf_xml)
+    model = RobotModel.from_urdf_string(urdf_xml)
+    inertia = 1.0 / np.diag(np.linalg.inv(
+        model.mass_matrix(default_initial_positions(model, urdf_xml))))
+    bandwidth = GAIN_BANDWIDTH * update_rate
     gains = {}
     for name in joints:
-        p = limits.get(name, 100.0 * FULL_EFFORT_ERROR) / FULL_EFFORT_ERROR
-        gains[name] = {'p': p, 'd': p * DERIVATIVE_TIME, 'i': 0.0, 'i_clamp': 0.0}
+        m = MIN_GAIN_INERTIA
+        if name in model.joint_names:
+            m = max(float(inertia[model.joint_index(name)]), MIN_GAIN_INERTIA)
+        gains[name] = {'p': round(m * bandwidth ** 2, 6), 'd': round(2.0 * m * bandwidth, 6),
+                       'i': 0.0, 'i_clamp': 0.0}
     return {
         'controller_manager': {'ros__parameters': {
             'update_rate': int(update_rate),

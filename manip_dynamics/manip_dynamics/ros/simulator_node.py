@@ -65,7 +65,7 @@ from manip_dynamics.ros.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
     param_strings, report_startup_error, RobotDescriptionSource, STARTUP_ERRORS,
     StartupError)
-from manip_dynamics.ros.ros2_control_setup import ros2_control_joints
+from manip_dynamics.ros.ros2_control_setup import default_initial_positions
 from manip_dynamics.simulation import Simulator
 
 FloatArray = NDArray[np.float64]
@@ -95,31 +95,6 @@ FIRST_STEP = 1
 #: ``brake_release`` values: ``holding_command`` is for a simulator behind ros2_control,
 #: whose hardware interface sends zero efforts until a controller writes its commands.
 BRAKE_RELEASES = ('first_command', 'holding_command')
-
-
-def default_initial_positions(model: RobotModel, urdf_xml: str) -> FloatArray:
-    """
-    Return the start pose used when ``initial_positions`` is not set.
-
-    Per joint: the ``initial_value`` of the position state interface in the URDF's
-    ``<ros2_control>`` block when there is one (cobot7 gives the Panda 'ready' pose there),
-    otherwise 0 clamped into the joint's position limits (cobot7's joint 4 excludes 0).
-
-    :param model: The robot model.
-    :param urdf_xml: The URDF text the model was loaded from.
-    :return: Joint positions [rad or m] in model order, shape (n,).
-    """
-    q0 = np.clip(np.zeros(model.dof), model.position_lower, model.position_upper)
-    try:
-        joints = ros2_control_joints(urdf_xml)
-    except ValueError:
-        return q0
-    for joint in joints:
-        if joint.name in model.joint_names and joint.initial_position is not None:
-            i = model.joint_index(joint.name)
-            q0[i] = min(max(joint.initial_position, model.position_lower[i]),
-                        model.position_upper[i])
-    return q0
 
 
 class SimulatorNode(GuardedNode):

@@ -17,7 +17,8 @@ launch_testing test of ``control.launch.py hardware:=mock robot:=puma560``: a dr
 
 mock_components/GenericSystem stands in for the hardware (no physics, no simulator): the
 real controller_manager loads it from the <ros2_control> block control.launch.py rewrote,
-the broadcaster and the effort controller come up active, /joint_states shows puma560's
+the broadcaster and the effort controller come up active (joint_trajectory_controller, where
+installed, inactive; a strict switch to it and back succeeds), /joint_states shows puma560's
 start pose (the block's initial values), the compensation's commands (ramped in, then g(q)
 checked against the model of the bundled URDF) flow to /effort_controller/commands, no
 simulator runs and every process exits cleanly. Skipped with the reason where the
@@ -111,6 +112,30 @@ class TestControlMockLaunch(unittest.TestCase):
                         'the ramp went down: %s' % scale)
         time.sleep(1.0)
         self.assertEqual(self.node.get_publishers_info_by_topic('/sim/joint_states'), [])
+
+    def test_the_trajectory_controller_switches_in_and_back(self):
+        """A strict switch effort_controller -> joint_trajectory_controller, and back."""
+        from manip_dynamics.ros.launch_helpers import executable_path
+        if executable_path('joint_trajectory_controller', '') is None:
+            self.skipTest('joint_trajectory_controller not installed '
+                          '(apt install ros-$ROS_DISTRO-joint-trajectory-controller)')
+        from controller_manager_msgs.srv import ListControllers, SwitchController
+        launch_support.check_controllers(self, self.node)
+
+        def switch(activate, deactivate):
+            request = SwitchController.Request(
+                activate_controllers=[activate], deactivate_controllers=[deactivate],
+                strictness=SwitchController.Request.STRICT)
+            answer = launch_support.call_service(
+                self.node, SwitchController, '/controller_manager/switch_controller', request)
+            self.assertTrue(answer.ok, 'switch to %s refused' % activate)
+            states = {c.name: c.state for c in launch_support.call_service(
+                self.node, ListControllers, '/controller_manager/list_controllers',
+                ListControllers.Request()).controller}
+            self.assertEqual((states[activate], states[deactivate]), ('active', 'inactive'))
+
+        switch('joint_trajectory_controller', 'effort_controller')
+        switch('effort_controller', 'joint_trajectory_controller')
 
 
 @launch_testing.post_shutdown_test()

@@ -206,6 +206,9 @@ STD_SERVICES = {'std_srvs/srv/Trigger', 'std_srvs/srv/SetBool', 'std_srvs/srv/Em
 READ_ONLY_VERBS = {('topic', 'echo'), ('topic', 'list'), ('topic', 'hz'), ('service', 'list'),
                    ('node', 'list'), ('param', 'get'), ('param', 'list'),
                    ('param', 'describe'), ('interface', 'show'), ('pkg', 'prefix')}
+#: ros2controlcli's verbs (ros2_control's CLI, with every apt ros2_control).
+CONTROL_VERBS = {('control', 'list_controllers'), ('control', 'list_hardware_interfaces'),
+                 ('control', 'switch_controllers')}
 
 
 def ros2_commands() -> list[tuple[str, str]]:
@@ -320,7 +323,7 @@ def check_ros2_command(command: str) -> list[str]:
                 errors.append('the request is not a YAML mapping: %r' % request)
         except yaml.YAMLError as error:
             errors.append('the request is not YAML: %s' % error)
-    elif tuple(words[1:3]) not in READ_ONLY_VERBS:
+    elif tuple(words[1:3]) not in READ_ONLY_VERBS | CONTROL_VERBS:
         errors.append('unknown ros2 verb %s' % ' '.join(words[1:3]))
     return errors
 

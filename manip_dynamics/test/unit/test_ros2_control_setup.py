@@ -27,6 +27,7 @@ errors are checked on the text they produce.
 import os
 import xml.etree.ElementTree as ElementTree
 
+import numpy as np
 import pytest
 from urdf_parser_py.urdf import URDF
 import yaml
@@ -146,8 +147,6 @@ def test_unknown_hardware_is_refused_with_the_choices():
 @pytest.mark.parametrize('arm', ARMS)
 def test_controllers_command_every_effort_joint_of_the_block(arm, tmp_path):
     xml = _text(arm)
-    robot = URDF.from_xml_string(xml)
-    limits = {j.name: j.limit.effort for j in robot.joints if j.type in rc.ACTUATED}
     params = rc.controllers_parameters(xml, 500)
     path = rc.write_parameters_file(params, str(tmp_path))
     text = open(path, encoding='utf-8').read()
@@ -166,11 +165,34 @@ def test_controllers_command_every_effort_joint_of_the_block(arm, tmp_path):
     trajectory = read['joint_trajectory_controller']['ros__parameters']
     assert trajectory['joints'] == joints
     assert trajectory['command_interfaces'] == ['effort']
-    for name in joints:
-        gains = trajectory['gains'][name]
-        # full effort at FULL_EFFORT_ERROR of position error
-        assert gains['p'] * rc.FULL_EFFORT_ERROR == pytest.approx(limits[name])
-        assert gains['d'] == pytest.approx(gains['p'] * rc.DERIVATIVE_TIME)
+    assert sorted(trajectory['gains']) == sorted(joints)
+
+
+@pytest.mark.parametrize('arm', ['cobot7', 'puma560'])
+def test_trajectory_gains_are_critically_damped_at_a_tenth_of_the_update_rate(arm):
+    """p = m w^2, d = 2 m w, m = 1 / (M^-1)_ii from Pinocchio's mass matrix at the start pose."""
+    pinocchio = pytest.importorskip('pinocchio', reason='pin (Pinocchio) not installed')
+    xml = _text(arm)
+    robot = URDF.from_xml_string(xml)
+    limits = {j.name: j.limit for j in robot.joints if j.type in rc.ACTUATED}
+    initial = {j.name: j.initial_position for j in rc.ros2_control_joints(xml)}
+    model = pinocchio.buildModelFromXML(xml)
+    q = np.zeros(model.nq)
+    for k, name in enumerate(model.names[1:]):
+        value = initial.get(name)
+        q[model.idx_qs[k + 1]] = min(max(0.0 if value is None else value,
+                                         limits[name].lower), limits[name].upper)
+    mass = pinocchio.crba(model, model.createData(), q)
+    mass = np.triu(mass) + np.triu(mass, 1).T  # crba fills the upper triangle
+    inverse = np.linalg.inv(mass)
+    rate = 250.0
+    w = 0.1 * rate
+    gains = rc.controllers_parameters(xml, rate)['joint_trajectory_controller'][
+        'ros__parameters']['gains']
+    for k, name in enumerate(model.names[1:]):
+        m = max(1.0 / inverse[model.idx_vs[k + 1], model.idx_vs[k + 1]], 1e-4)
+        assert gains[name]['p'] == pytest.approx(m * w ** 2, rel=1e-6, abs=1e-6), name
+        assert gains[name]['d'] == pytest.approx(2.0 * m * w, rel=1e-6, abs=1e-6), name
 
 
 def test_the_committed_controllers_file_is_what_the_launch_writes_for_cobot7():
