@@ -37,6 +37,7 @@ What every node of the package does around its Node subclass: start, spin, stop,
 
 from collections import OrderedDict
 from collections.abc import Callable
+import faulthandler
 import functools
 import os
 import re
@@ -52,6 +53,14 @@ from typing import Any
 EXIT_OK = 0
 #: Environment variable: '0' lets a node outlive the process that started it.
 WATCH_PARENT_ENV = 'MANIP_DYNAMICS_WATCH_PARENT'
+#: Seconds a node may take to stop after SIGINT or SIGTERM (its spin loop to end, its last
+#: command, its clean-up) before it prints the stack of every thread and exits with
+#: :data:`EXIT_STUCK`. Below launch's 5 s before SIGTERM: two of about 20 control.launch.py
+#: Ctrl-Cs on a heavily loaded 2-core machine left one node (once the simulator, once the
+#: observer) alive 15 s later, when launch killed it, with nothing said about where it hung.
+STOP_GRACE = 4.0
+#: Exit code of a node that did not stop within :data:`STOP_GRACE`.
+EXIT_STUCK = 1
 
 
 class KindThrottle:
@@ -442,6 +451,17 @@ def send_last_zero(node: Any) -> None:
         time.sleep(0.05)  # let the middleware hand the last command out
 
 
+def _exit_stuck(name: str, signum: int) -> None:
+    """Say that the node did not stop after signal ``signum``, where it hung, and exit."""
+    sys.stderr.write('[%s] did not stop within %g s of signal %d (a callback or the clean-up '
+                     'is stuck; the stack of every thread follows): exiting with code %d\n'
+                     % (name, STOP_GRACE, signum, EXIT_STUCK))
+    sys.stderr.flush()
+    faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+    sys.stderr.flush()
+    os._exit(EXIT_STUCK)
+
+
 def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = None,
              startup_errors: tuple = (), report: Callable[[str, Exception], int] | None = None,
              before_destroy: Callable[[Any], None] | None = None, prepare: bool = True) -> int:
@@ -459,7 +479,9 @@ def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = Non
     command); while the kernels compile they end the process at once (exit 0, no node
     exists yet); from the clean-up on, further signals are ignored (the handlers are not
     restored: the process is about to exit), so a second Ctrl-C cannot interrupt it with a
-    traceback.
+    traceback. A node still running :data:`STOP_GRACE` s after the first signal (a stuck
+    callback or clean-up) prints the stack of every thread to stderr and exits with
+    :data:`EXIT_STUCK`.
 
     :param name: The node's default name (logger name before the node exists).
     :param factory: Creates the node (after ``rclpy.init``).
@@ -484,6 +506,10 @@ def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = Non
     parent_pid = os.getppid() if os.environ.get(WATCH_PARENT_ENV, '1') != '0' else 0
 
     def request_stop(signum: int, frame: Any) -> None:
+        if spinning.is_set() and not stop.is_set():
+            watchdog = threading.Timer(STOP_GRACE, _exit_stuck, (name, signum))
+            watchdog.daemon = True
+            watchdog.start()
         stop.set()
         if not spinning.is_set():
             # Still compiling, no node yet: nothing to clean up. An exception raised into

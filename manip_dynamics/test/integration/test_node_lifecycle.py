@@ -30,6 +30,8 @@ Expected values come from what the test sends and from the URDF's start pose.
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -48,6 +50,7 @@ from std_srvs.srv import Trigger  # noqa: E402
 
 from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.ros.node_process import start_node, stop_node  # noqa: E402
+from manip_dynamics.ros.node_runtime import EXIT_STUCK, STOP_GRACE  # noqa: E402
 
 pytestmark = [pytest.mark.rostest, pytest.mark.slow]
 
@@ -169,6 +172,56 @@ def test_signals_end_every_node_with_exit_code_0(xml, module, how):
     assert 'Traceback' not in log, log
     if module == 'gravity_compensation_node':
         assert 'sent one zero command' in log, log
+
+
+#: A node whose timer callback never returns (what a hung DDS call or a stuck clean-up
+#: looks like from outside), run by run_node as every node of the package is.
+STUCK_NODE = '''
+import time
+from rclpy.node import Node
+from manip_dynamics.ros.node_runtime import run_node
+
+
+def stuck_in_a_callback():
+    print('callback entered', flush=True)
+    time.sleep(120.0)
+
+
+def factory():
+    node = Node('md_stuck_probe')
+    node.create_timer(0.2, stuck_in_a_callback)
+    return node
+
+
+raise SystemExit(run_node('md_stuck_probe', factory, args=[], prepare=False))
+'''
+
+
+def test_a_node_stuck_in_a_callback_exits_after_the_grace_with_its_stack(tmp_path):
+    """SIGINT to a stuck node: exit code EXIT_STUCK after STOP_GRACE s, and where it hung."""
+    log = tmp_path / 'stuck.log'
+    with open(log, 'w', encoding='utf-8') as stream:
+        proc = subprocess.Popen([sys.executable, '-c', STUCK_NODE], stdout=stream,
+                                stderr=subprocess.STDOUT,
+                                env=dict(os.environ, PYTHONUNBUFFERED='1'))
+    try:
+        deadline = time.monotonic() + 60.0
+        while 'callback entered' not in log.read_text():
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
+        signalled = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=60.0)
+        took = time.monotonic() - signalled
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = log.read_text()
+    assert code == EXIT_STUCK, text
+    assert STOP_GRACE - 0.5 < took < STOP_GRACE + 10.0, took
+    assert 'did not stop within' in text, text
+    assert 'stuck_in_a_callback' in text, text  # the stack names the stuck function
 
 
 # ---------------------------------------------------------------------- bad input
