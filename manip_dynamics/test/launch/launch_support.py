@@ -206,7 +206,9 @@ def check_controllers(case: Any, node: Any, timeout: float = 60.0) -> dict[str, 
             ListControllers.Request()).controller}
         if (states.get('joint_state_broadcaster') == 'active'
                 and states.get('effort_controller') == 'active'
-                and (not trajectory or 'joint_trajectory_controller' in states)):
+                # loaded is not enough: it is 'unconfigured' until the spawner configures it
+                and (not trajectory or states.get('joint_trajectory_controller')
+                     not in (None, 'unconfigured'))):
             break
         case.assertLess(time.monotonic(), deadline, states)
         time.sleep(1.0)
