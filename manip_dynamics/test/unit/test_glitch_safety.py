@@ -355,6 +355,7 @@ SAMPLE = st.sampled_from(['good', 'velocity', 'position', 'nan_free_huge', 'gap'
                      suppress_health_check=list(hypothesis.HealthCheck))
 @hypothesis.given(kinds=st.lists(SAMPLE, min_size=1, max_size=60),
                   seed=st.integers(0, 2 ** 31 - 1))
+@hypothesis.example(kinds=['position', 'gap'], seed=20008247)  # the case of the note below
 def test_property_compensation_commands_are_finite_bounded_and_stop_on_stale(
         cobot_friction, kinds, seed):
     model = cobot_friction
@@ -371,7 +372,10 @@ def test_property_compensation_commands_are_finite_bounded_and_stop_on_stale(
         if kind == 'velocity':
             qd[rng.integers(model.dof)] = rng.choice([1e6, -1e155, 1e300])
         elif kind == 'position':
-            q[rng.integers(model.dof)] += rng.choice([4.5, -1e300, 1e10])
+            # always outside the limits: q + 4.5 from a low q stayed inside them, a good
+            # sample the test counted as a glitch (hypothesis found it in a fresh clone)
+            j = rng.integers(model.dof)
+            q[j] = rng.choice([model.position_upper[j] + 4.5, -1e300, 1e10])
         elif kind == 'nan_free_huge':
             qd = qd * 1.4   # plausible: within 1.5 x the limit
         watchdog = comp.watchdog(t)
