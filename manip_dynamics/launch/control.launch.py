@@ -65,10 +65,9 @@ from manip_dynamics.ros.launch_nodes import (
     description_node, observer_node, rviz_node, share, stop_launch, trajectory_nodes,
     viewer_node)
 from manip_dynamics.ros.ros2_control_setup import (
-    command_joint_names, controllers_parameters, EFFORT_CONTROLLER, HARDWARE_PACKAGES,
-    HARDWARE_PLUGINS,
-    SIM_JOINT_COMMANDS, SIM_JOINT_STATES, TRAJECTORY_CONTROLLER, with_hardware,
-    write_parameters_file)
+    check_hardware, command_joint_names, controllers_parameters, EFFORT_CONTROLLER,
+    HARDWARE_PACKAGES, SIM_JOINT_COMMANDS, SIM_JOINT_STATES, TRAJECTORY_CONTROLLER,
+    with_hardware, write_parameters_file)
 
 PACKAGE = 'manip_dynamics'
 CONTROLLER_MANAGER = '/controller_manager'
@@ -112,9 +111,10 @@ def _nodes(context: LaunchContext) -> list:
     def flag(name: str) -> bool:
         return is_true(arg(name), name)
     hardware = arg('hardware').strip()
-    if hardware not in HARDWARE_PLUGINS:
-        raise LaunchArgumentError('hardware:=%s: expected one of %s' % (
-            hardware, ', '.join(HARDWARE_PLUGINS)))
+    try:
+        check_hardware(hardware)  # before the installed packages are looked at
+    except ValueError as exc:
+        raise LaunchArgumentError(str(exc)) from None
     try:
         update_rate = float(arg('update_rate'))
     except ValueError:

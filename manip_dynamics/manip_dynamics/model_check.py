@@ -54,8 +54,8 @@ from manip_dynamics.errors import URDFError
 from manip_dynamics.model import load_urdf_string, RigidBodyTree
 from manip_dynamics.model.rigid_body_tree import massless_joint_warning
 from manip_dynamics.model.urdf_loader import (
-    dangling_mimic_warning, inertia_warning, links_above_actuated_joints, parse_urdf,
-    read_urdf_file)
+    dangling_mimic_warning, inertia_warning, links_above_actuated_joints,
+    MOVING_JOINT_TYPES, parse_urdf, read_urdf_file)
 from manip_dynamics.spatial import (
     inertia_defect, INERTIA_FLOOR, inertia_from_urdf, INERTIA_TOLERANCE, make_transform,
     rpy_to_matrix)
@@ -63,7 +63,6 @@ from manip_dynamics.spatial import (
 FloatArray = NDArray[np.float64]
 
 SEVERITIES = ('error', 'warning', 'info')
-_MOVING = ('revolute', 'continuous', 'prismatic')
 
 #: A centre of mass farther than this fraction of the geometry's bounding-box diagonal
 #: (and at least ``COM_MARGIN_MIN`` metres) outside the box is reported.
@@ -302,7 +301,7 @@ def check_robot(robot: object, tree: RigidBodyTree | None = None,
         name = link.name
         inertial = link.inertial
         joint = child_joint.get(name)
-        moving = joint is not None and joint.type in _MOVING
+        moving = joint is not None and joint.type in MOVING_JOINT_TYPES
         if inertial is None:
             masses[name] = 0.0
             if name in shapes and joint is not None:
@@ -380,7 +379,7 @@ def check_robot(robot: object, tree: RigidBodyTree | None = None,
             add('error', 'joint', name, 'type %r: this suite models fixed-base manipulators '
                 'only; choose a root_link below it' % joint.type)
             continue
-        if joint.type not in _MOVING:
+        if joint.type not in MOVING_JOINT_TYPES:
             continue
         axis = np.array(joint.axis if joint.axis is not None else (1.0, 0.0, 0.0), dtype=float)
         if axis.shape != (3,) or not np.all(np.isfinite(axis)) or np.linalg.norm(axis) < 1e-12:

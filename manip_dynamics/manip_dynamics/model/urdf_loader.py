@@ -62,7 +62,9 @@ from manip_dynamics.model.rigid_body_tree import (
 from manip_dynamics.spatial import (
     inertia_defect, inertia_from_urdf, InertiaDefect, make_transform, rpy_to_matrix)
 
-_MOVING = ('revolute', 'continuous', 'prismatic')
+#: URDF joint types that move (one degree of freedom each); the others are fixed or not
+#: read by the dynamics.
+MOVING_JOINT_TYPES = ('revolute', 'continuous', 'prismatic')
 _PARSER_LOCK = threading.Lock()
 
 #: What the dynamics read from a URDF: element -> (attributes kept, child elements kept).
@@ -643,7 +645,7 @@ def links_above_actuated_joints(children: dict[str, list[object]]) -> set[str]:
         stack.extend(joint.child for joint in children.get(link, []) if joint.child not in seen)
     found: set[str] = set()
     for link in reversed(order):  # children before parents (a loop is refused elsewhere)
-        if any(joint.type in _MOVING or joint.child in found
+        if any(joint.type in MOVING_JOINT_TYPES or joint.child in found
                for joint in children.get(link, [])):
             found.add(link)
     return found
@@ -705,7 +707,7 @@ class _TreeBuilder:
         while stack:
             joint, body, t_body_link = stack.pop()
             kind = joint.type
-            moving = kind in _MOVING
+            moving = kind in MOVING_JOINT_TYPES
             on_chain = self.chain is None or joint.name in self.chain
             if kind in ('floating', 'planar') and on_chain:
                 raise URDFError(

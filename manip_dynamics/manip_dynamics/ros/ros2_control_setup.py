@@ -45,6 +45,7 @@ import numpy as np
 from numpy.typing import NDArray
 import yaml
 
+from manip_dynamics.model.urdf_loader import MOVING_JOINT_TYPES
 from manip_dynamics.robot_model import RobotModel
 
 FloatArray = NDArray[np.float64]
@@ -77,7 +78,6 @@ TRAJECTORY_CONTROLLER = 'joint_trajectory_controller'
 GAIN_BANDWIDTH = 0.1
 #: Smallest inertia used for the gains [kg m^2 or kg]: a joint the model says moves nothing.
 MIN_GAIN_INERTIA = 1e-4
-ACTUATED = ('revolute', 'continuous', 'prismatic')
 
 
 @dataclass(frozen=True)
@@ -157,6 +157,12 @@ def ros2_control_joints(urdf_xml: str) -> list[Ros2ControlJoint]:
     return joints
 
 
+def _effort_joints(urdf_xml: str) -> list[str]:
+    """Return the joints with an ``effort`` command interface in the block, in its order."""
+    return [joint.name for joint in ros2_control_joints(urdf_xml)
+            if 'effort' in joint.command_interfaces]
+
+
 def command_joint_names(urdf_xml: str) -> list[str]:
     """
     Return the joints an effort controller of this description commands, in its order.
@@ -170,11 +176,10 @@ def command_joint_names(urdf_xml: str) -> list[str]:
         document order.
     :raises ValueError: Not a URDF, or neither gives a joint.
     """
-    joints = [joint.name for joint in ros2_control_joints(urdf_xml)
-              if 'effort' in joint.command_interfaces]
+    joints = _effort_joints(urdf_xml)
     if not joints:
         joints = [joint.get('name', '') for joint in _parse(urdf_xml).findall('joint')
-                  if joint.get('type') in ACTUATED]
+                  if joint.get('type') in MOVING_JOINT_TYPES]
     if not joints:
         raise ValueError('the robot description has no actuated joint with an effort '
                          'command: nothing to command')
@@ -211,7 +216,7 @@ def ros2_control_block(urdf_xml: str, name: str = '') -> str:
              _hardware_xml('topic_based', '    ')]
     count = 0
     for joint in root.findall('joint'):
-        if joint.get('type') not in ACTUATED:
+        if joint.get('type') not in MOVING_JOINT_TYPES:
             continue
         count += 1
         limit = joint.find('limit')
@@ -264,6 +269,17 @@ _BLOCK = re.compile(r'<ros2_control\b[^>]*>.*?</ros2_control\s*>', re.DOTALL)
 _HARDWARE = re.compile(r'([ \t]*)<hardware\b[^>]*>.*?</hardware\s*>', re.DOTALL)
 
 
+def check_hardware(hardware: str) -> None:
+    """
+    Refuse a ``hardware`` launch argument that is not one of :data:`HARDWARE_PLUGINS`.
+
+    :raises ValueError: The message names the choices.
+    """
+    if hardware not in HARDWARE_PLUGINS:
+        raise ValueError('hardware:=%s: expected one of %s' % (hardware,
+                                                               ', '.join(HARDWARE_PLUGINS)))
+
+
 def with_hardware(urdf_xml: str, hardware: str) -> str:
     """
     Return the description with the hardware plugin the ``hardware`` launch argument asks for.
@@ -279,9 +295,7 @@ def with_hardware(urdf_xml: str, hardware: str) -> str:
     :raises ValueError: An unknown ``hardware``, not a URDF, a block without ``<hardware>``,
         no actuated joint, or ``description`` for a description without a block.
     """
-    if hardware not in HARDWARE_PLUGINS:
-        raise ValueError('hardware:=%s: expected one of %s' % (hardware,
-                                                               ', '.join(HARDWARE_PLUGINS)))
+    check_hardware(hardware)
     root = _parse(urdf_xml)
     systems = [block for block in root.findall('ros2_control') if _is_system(block)]
     if not systems:
@@ -355,8 +369,7 @@ def controllers_parameters(urdf_xml: str, update_rate: float) -> dict[str, Any]:
             and update_rate >= 1.0 and float(update_rate).is_integer()):
         raise ValueError('update_rate must be a whole number of Hz >= 1, got %r'
                          % (update_rate,))
-    joints = [joint.name for joint in ros2_control_joints(urdf_xml)
-              if 'effort' in joint.command_interfaces]
+    joints = _effort_joints(urdf_xml)
     if not joints:
         raise ValueError('no joint of the <ros2_control> block has an effort command '
                          'interface: the effort controller and the gravity compensation '

@@ -62,6 +62,22 @@ def include_launch_file(launch_file: str, arguments: Mapping[str, str]) -> Any:
     ])
 
 
+def include_control_launch(missing: str | None, arguments: Mapping[str, str]) -> Any:
+    """
+    Build the test launch description of control.launch.py, or an empty one.
+
+    :param missing: What :func:`ros2_control_missing` said; not None: the launch is not
+        started (its test cases skip with that reason), only ReadyToTest.
+    :param arguments: Launch arguments of control.launch.py.
+    :return: A ``launch.LaunchDescription`` for ``generate_test_description()`` to return.
+    """
+    if missing:
+        import launch
+        import launch_testing.actions
+        return launch.LaunchDescription([launch_testing.actions.ReadyToTest()])
+    return include_launch_file('control.launch.py', arguments)
+
+
 def create_test_node(name: str) -> Any:
     """
     Initialise rclpy (the default context) and create the test-side node.

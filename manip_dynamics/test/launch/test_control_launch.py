@@ -45,8 +45,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-import launch  # noqa: E402, I100
-import launch_support  # noqa: E402
+import launch_support  # noqa: E402, I100
 import launch_testing.actions  # noqa: E402
 import launch_testing.asserts  # noqa: E402
 from launch_testing_ros import WaitForTopics  # noqa: E402
@@ -65,10 +64,8 @@ MISSING = launch_support.ros2_control_missing()
 @pytest.mark.rostest
 def generate_test_description():
     """Include control.launch.py (nothing when the ros2_control packages are missing)."""
-    if MISSING:
-        return launch.LaunchDescription([launch_testing.actions.ReadyToTest()])
-    return launch_support.include_launch_file(
-        'control.launch.py', {'rviz': 'false', 'robot_state_publisher': 'false'})
+    return launch_support.include_control_launch(
+        MISSING, {'rviz': 'false', 'robot_state_publisher': 'false'})
 
 
 @unittest.skipIf(MISSING, MISSING or '')

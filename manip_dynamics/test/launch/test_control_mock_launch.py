@@ -39,8 +39,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-import launch  # noqa: E402, I100
-import launch_support  # noqa: E402
+import launch_support  # noqa: E402, I100
 import launch_testing.actions  # noqa: E402
 import launch_testing.asserts  # noqa: E402
 from launch_testing_ros import WaitForTopics  # noqa: E402
@@ -58,11 +57,9 @@ MISSING = launch_support.ros2_control_missing()
 @pytest.mark.rostest
 def generate_test_description():
     """Include control.launch.py with mock hardware (nothing when ros2_control is missing)."""
-    if MISSING:
-        return launch.LaunchDescription([launch_testing.actions.ReadyToTest()])
-    return launch_support.include_launch_file(
-        'control.launch.py', {'hardware': 'mock', 'robot': 'puma560', 'rviz': 'false',
-                              'robot_state_publisher': 'false'})
+    return launch_support.include_control_launch(
+        MISSING, {'hardware': 'mock', 'robot': 'puma560', 'rviz': 'false',
+                  'robot_state_publisher': 'false'})
 
 
 @unittest.skipIf(MISSING, MISSING or '')

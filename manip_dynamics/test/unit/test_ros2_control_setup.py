@@ -33,6 +33,7 @@ from urdf_parser_py.urdf import URDF
 import yaml
 
 from manip_dynamics.bundled import bundled_robots, urdf_path
+from manip_dynamics.model.urdf_loader import MOVING_JOINT_TYPES
 from manip_dynamics.ros import ros2_control_setup as rc
 from manip_dynamics.ros.launch_helpers import missing_message
 
@@ -64,7 +65,7 @@ def test_every_bundled_arm_is_checked():
 def test_the_block_lists_every_actuated_joint_with_its_effort_limit(arm):
     xml = _text(arm)
     robot = URDF.from_xml_string(xml)
-    actuated = {j.name: j for j in robot.joints if j.type in rc.ACTUATED}
+    actuated = {j.name: j for j in robot.joints if j.type in MOVING_JOINT_TYPES}
     joints = rc.ros2_control_joints(xml)
     assert sorted(j.name for j in joints) == sorted(actuated)
     blocks = {j.get('name'): j for j in ElementTree.fromstring(xml).iter('joint')
@@ -174,7 +175,7 @@ def test_trajectory_gains_are_critically_damped_at_a_tenth_of_the_update_rate(ar
     pinocchio = pytest.importorskip('pinocchio', reason='pin (Pinocchio) not installed')
     xml = _text(arm)
     robot = URDF.from_xml_string(xml)
-    limits = {j.name: j.limit for j in robot.joints if j.type in rc.ACTUATED}
+    limits = {j.name: j.limit for j in robot.joints if j.type in MOVING_JOINT_TYPES}
     initial = {j.name: j.initial_position for j in rc.ros2_control_joints(xml)}
     model = pinocchio.buildModelFromXML(xml)
     q = np.zeros(model.nq)
