@@ -109,7 +109,8 @@ def _nodes(context: LaunchContext) -> list:
                          {'robot_description': description, 'publish_clock': sim_time,
                           'command_joints': joints,
                           'real_time_factor': float(arg('real_time_factor')),
-                          'command_timeout': timeout, 'brakes': flag('brakes')}],
+                          'command_timeout': timeout, 'brakes': flag('brakes'),
+                          'lockstep': flag('lockstep')}],
              on_exit=_stop('simulator_node')),
         Node(package=PACKAGE, executable='dynamics_node', name='manip_dynamics',
              output='screen', parameters=[_share('config', 'dynamics_node.yaml'), follow],
@@ -162,6 +163,10 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('brakes', default_value='true',
                               description='Simulator holds the arm until the first command; '
                                           'false: it falls from the start'),
+        DeclareLaunchArgument('lockstep', default_value='true',
+                              description='Simulator advances only on commands (one publish '
+                                          'period per command, no catch-up burst); false: '
+                                          'wall-clock time with catch-up'),
         DeclareLaunchArgument('use_sim_time', default_value='true',
                               description='Simulator publishes /clock; the others follow it'),
         DeclareLaunchArgument('real_time_factor', default_value='1.0',

@@ -19,14 +19,19 @@ For every joint-state sample, ``tau = clamp(ramp * (g(q) [+ F(qd)]), +-limit)`` 
 6.8 for g(q), sec. 6.11 for the friction F), where
 
 * the sample first passes the plausibility gate (:class:`~manip_dynamics.safety.
-  JointStateGate`): a glitch is answered with the last good command for at most the hold
-  time, then with one zero command, and nothing more until good samples come back;
+  JointStateGate`): a glitch (or a sample waiting for its confirmation) is answered with the
+  last good command for at most the hold time, then with the hold command, gravity at the
+  last good pose, reported once: a push or a fall is real motion and passes the gate, and
+  a stream of glitches never drops the arm;
 * the friction feed-forward is :func:`~manip_dynamics.safety.bounded_friction`: never more
   than the friction at the URDF velocity limit;
 * ``ramp`` rises from 0 to 1 over ``ramp_time`` from the first good sample, and again after
   every stop;
-* :meth:`GravityCompensator.watchdog` stops (one zero command) when the last good sample is
-  older than ``timeout``;
+* :meth:`GravityCompensator.watchdog` acts when no sample at all (good or not) has come for
+  longer than ``timeout``: ``stale_action`` ``'hold'`` sends the hold command once (for a
+  bare effort-controlled arm, which falls on zero torque), ``'zero'`` one zero command (for
+  arms that add gravity themselves: Franka's effort interface, UR's direct torque control);
+  see docs/TUTORIAL_REAL_ARM.md;
 * every command is finite and within ``+-limit``, or it is not sent.
 
 ``gravity_compensation_node`` is a thin ROS adapter over this class.
@@ -45,6 +50,9 @@ from manip_dynamics.safety.ranges import check_range, Range
 
 FloatArray = NDArray[np.float64]
 
+#: What the compensation does when joint states stop coming (docs/TUTORIAL_REAL_ARM.md).
+STALE_ACTIONS = ('hold', 'zero')
+
 #: Valid ranges (documented in docs/ROS_API.md).
 TIMEOUT_RANGE = Range(0.001, 10.0)
 RAMP_TIME_RANGE = Range(0.0, 60.0)
@@ -57,16 +65,23 @@ class Step:
     What the compensator decided for one sample or watchdog tick.
 
     :ivar command: Efforts to send [N m or N], command-joint order, or None to send nothing.
-    :ivar event: ``''``, ``'started'``, ``'resumed'``, ``'glitch'`` (held or ignored),
-        ``'stopped_glitch'``, ``'stopped_stale'``.
+    :ivar event: ``''``, ``'started'``, ``'resumed'``, ``'glitch'`` (a sample not used:
+        the last command again, or the hold command), ``'holding_glitch'`` (not used for
+        longer than the hold time: the hold command from now on), ``'recovered'`` (a good
+        sample after that), ``'stopped_stale'`` (no sample: one zero command),
+        ``'holding_stale'`` (no sample: the hold command once).
     :ivar message: Text for the log (the glitch's reason, the staleness).
-    :ivar kind: The glitch's kind (``'velocity'``, ``'position'``), else ``''``.
+    :ivar kind: The gate's kind for a sample not used (``'velocity'``, ``'position'``,
+        ``'non-finite'``, ``'suspect'``), else ``''``.
+    :ivar overspeed: The gate's overspeed report for a good sample (a joint above its URDF
+        velocity limit), else ``''``.
     """
 
     command: FloatArray | None
     event: str = ''
     message: str = ''
     kind: str = ''
+    overspeed: str = ''
 
 
 class GravityCompensator:
@@ -74,7 +89,8 @@ class GravityCompensator:
 
     def __init__(self, model, index: list[int], *, effort_limits: ArrayLike | None = None,
                  effort_scale: float = 1.0, ramp_time: float = 2.0, timeout: float = 0.1,
-                 include_friction: bool = False, gate: JointStateGate | None = None) -> None:
+                 include_friction: bool = False, gate: JointStateGate | None = None,
+                 stale_action: str = 'hold') -> None:
         """
         Set up for one model and one command-joint order.
 
@@ -87,9 +103,15 @@ class GravityCompensator:
         :param timeout: Stop when the last good sample is older [s], in [0.001, 10].
         :param include_friction: Add the bounded friction feed-forward (needs velocities).
         :param gate: The plausibility gate; default one with its default settings.
+        :param stale_action: On stale input, ``'hold'`` (gravity at the last good pose) or
+            ``'zero'`` (see :data:`STALE_ACTIONS`).
         :raises InputError: A setting out of range, effort limits of the wrong length or not
-            positive, or a command joint without any effort limit.
+            positive, a command joint without any effort limit, an unknown stale_action.
         """
+        if stale_action not in STALE_ACTIONS:
+            raise InputError('stale_action must be one of %s, got %r'
+                             % (STALE_ACTIONS, stale_action))
+        self.stale_action = stale_action
         self.model = model
         self.index = list(index)
         self.effort_scale = check_range('effort_scale', effort_scale, EFFORT_SCALE_RANGE)
@@ -120,6 +142,8 @@ class GravityCompensator:
         self._ramp_start = 0.0
         self._stopped_once = False
         self._last_command: FloatArray | None = None
+        self._ramp = 0.0        # the ramp factor of the last command
+        self._holding = False   # samples not used for longer than the hold time
 
     @property
     def active(self) -> bool:
@@ -130,41 +154,73 @@ class GravityCompensator:
         """Return the all-zero command, shape (len(index),)."""
         return np.zeros(len(self.index))
 
+    def hold_command(self) -> FloatArray | None:
+        """
+        Return the hold command: gravity at the last good pose, ramped as the last command.
+
+        No friction and nothing else velocity-dependent: it holds the arm where the last
+        trustworthy sample saw it. None before the first good sample.
+        """
+        q = self.gate.last_q
+        if q is None:
+            return None
+        tau = self._ramp * self.model.gravity_torques(q)[self.index]
+        command = np.clip(tau, -self.limits, self.limits)
+        return command if np.all(np.isfinite(command)) else None
+
     def _stop(self, event: str, message: str) -> Step:
+        """Stop on stale input: one zero command, or the hold command (``stale_action``)."""
+        command = self.zero() if self.stale_action == 'zero' else self.hold_command()
+        if command is None:
+            command = self.zero()
+        if self.stale_action == 'zero':
+            self._ramp = 0.0
         self._active = False
         self._stopped_once = True
+        self._holding = False
         self._last_command = None
         self.gate.reset()
-        return Step(self.zero(), event, message)
+        return Step(command, event, message)
 
-    def update(self, now: float, q: FloatArray, qd: FloatArray | None) -> Step:
+    def update(self, now: float, q: FloatArray, qd: FloatArray | None,
+               stamp: float | None = None) -> Step:
         """
         Return the command for one joint-state sample received at ``now``.
 
         :param now: Receive time [s, monotonic clock].
-        :param q: Joint positions, model order, shape (n,), finite.
-        :param qd: Joint velocities, model order, shape (n,), finite, or None.
+        :param q: Joint positions, model order, shape (n,).
+        :param qd: Joint velocities, model order, shape (n,), or None.
+        :param stamp: The time the sample was taken [s] (its header stamp) for the gate's
+            consistency check; None = ``now``.
         :return: The :class:`Step`; its command is finite and within the limits, or None.
         :raises InputError: ``include_friction`` without velocities, or a dynamics error;
             nothing is sent then.
         """
         if self.include_friction and qd is None:
             raise InputError('include_friction is set but joint_states has no velocities')
-        verdict = self.gate.check(now, q, qd)
+        verdict = self.gate.check(now, q, qd, stamp)
         if not verdict.ok:
             if not self._active:
                 return Step(None, 'glitch', verdict.message, verdict.kind)
             if verdict.hold and self._last_command is not None:
                 return Step(self._last_command, 'glitch', verdict.message, verdict.kind)
-            return self._stop('stopped_glitch', '%s; no good joint_states for more than the '
-                              'hold time %g s' % (verdict.message, self.gate.hold_time))
+            event = 'glitch' if self._holding else 'holding_glitch'
+            self._holding = True
+            return Step(self.hold_command(), event, '%s; no good joint_states for more than '
+                        'the hold time %g s: holding gravity at the last good pose'
+                        % (verdict.message, self.gate.hold_time), verdict.kind)
         tau = self.model.gravity_torques(q)
         if self.include_friction:
             tau = tau + bounded_friction(self.model, qd)
         event = ''
+        if self._holding:
+            self._holding = False
+            event = 'recovered'
         if not self._active:
             self._active = True
-            self._ramp_start = now
+            # ramp in from where the output was: from zero after a zero command or at the
+            # start, on from the held command after a hold
+            self._ramp_start = now - self._ramp * self.ramp_time
             event = 'resumed' if self._stopped_once else 'started'
         ramp = 1.0 if self.ramp_time <= 0.0 else min(1.0, max(0.0, now - self._ramp_start)
                                                      / self.ramp_time)
@@ -172,23 +228,32 @@ class GravityCompensator:
         if not np.all(np.isfinite(command)):
             return Step(None, 'glitch', 'non-finite efforts %s: nothing sent' % command,
                         'non-finite')
+        self._ramp = ramp
         self._last_command = command
-        return Step(command, event)
+        return Step(command, event, overspeed=verdict.overspeed)
 
     def watchdog(self, now: float) -> Step:
         """
-        Check the age of the last good sample; stop with one zero command when stale.
+        Check the age of the last sample received (good or not); act once when stale.
+
+        A stream of samples the gate does not use is not stale input (the update answers
+        it). With no sample for longer than ``timeout``: ``stale_action`` ``'zero'`` sends
+        one zero command, ``'hold'`` the hold command once; then nothing until samples
+        come back.
 
         :param now: The current time [s], on the clock of :meth:`update`.
-        :return: A :class:`Step` with the zero command when it stops now, else no command.
+        :return: A :class:`Step` with that command when it stops now, else no command.
         """
-        last = self.gate.last_good_time
+        last = self.gate.last_seen_time
         if not self._active or last is None:
             return Step(None)
         age = now - last
         if age > self.timeout:
-            return self._stop('stopped_stale', 'joint_states are %.3f s old (timeout %g s)'
-                              % (age, self.timeout))
+            if self.stale_action == 'zero':
+                return self._stop('stopped_stale', 'joint_states are %.3f s old (timeout %g '
+                                  's): sent one zero command' % (age, self.timeout))
+            return self._stop('holding_stale', 'joint_states are %.3f s old (timeout %g s): '
+                              'holding gravity at the last good pose' % (age, self.timeout))
         return Step(None)
 
 

@@ -45,7 +45,8 @@ import time
 
 import numpy as np
 
-from manip_dynamics.demo.scenario import CONTROLLER_PARAMS, OBSERVER_PARAMS
+from manip_dynamics.demo.scenario import CONTROLLER_PARAMS, HOLD_TOLERANCE, OBSERVER_PARAMS
+from manip_dynamics.ros.conversions import stamp_seconds
 from manip_dynamics.ros.discovery import loopback_environment
 from manip_dynamics.ros.node_process import start_node
 
@@ -195,6 +196,12 @@ class Monitor:
         self.rate_window: list[tuple[float, float]] = []
         self.received = 0
         self.gravity_received = 0
+        # what the nodes' plausibility gate says of the same stream (default settings), and
+        # samples whose applied effort is zero on every joint (the arm unheld) after t_zero
+        from manip_dynamics.safety import JointStateGate
+        self.gate = JointStateGate(model)
+        self.zero_torque = 0
+        self.t_zero = math.inf
         node.create_subscription(JointState, '/joint_states', self.joint_states_callback, 50)
         node.create_subscription(JointState, '/manip_dynamics/gravity_torques',
                                  self.gravity_callback, 50)
@@ -203,13 +210,18 @@ class Monitor:
         """Record a joint state (decimated to <= 50 Hz of simulated time for the plot)."""
         try:
             q = self.model.to_model_order(msg.name, msg.position, allow_extra=True)
+            qd = self.model.to_model_order(msg.name, msg.velocity, what='velocity',
+                                           allow_extra=True)
             effort = self.model.to_model_order(msg.name, msg.effort, what='efforts',
                                                allow_extra=True)
         except ValueError:
             return
-        t = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+        t = stamp_seconds(msg.header.stamp)
         with self.lock:
             self.received += 1
+            self.gate.check(time.monotonic(), q, qd, t)
+            if t >= self.t_zero and not np.any(effort):
+                self.zero_torque += 1
             if self.q0 is None or t < self.t_sim - 1e-9:  # first message, or a reset
                 self.q0 = q.copy()
                 self.samples.clear()
@@ -227,7 +239,7 @@ class Monitor:
             g = self.model.to_model_order(msg.name, msg.effort, what='efforts')
         except ValueError:
             return
-        t = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+        t = stamp_seconds(msg.header.stamp)
         with self.lock:
             self.gravity_received += 1
             self.gravity = g
@@ -266,6 +278,47 @@ class Monitor:
             return ('t_sim %8.3f s | RTF %5.2f | max drift %.2e rad (%s) | max |g| %6.2f N m '
                     '(%s)%s' % (self.t_sim, rtf, drift[i], names[i], abs(gravity[k]),
                                 names[k], source))
+
+
+#: Lines in a node's log that mean the arm was not commanded as it should be.
+TROUBLE = ('implausible joint_states', 'stopped gravity compensation', 's old (timeout',
+           'protective stop', 'no command for', 'holding gravity', 'trajectory refused',
+           'resume refused', 'cannot keep up')
+
+
+def story_line(monitor: Monitor, scenario, log_dir: str) -> str:
+    """
+    Return the story's figures in one line (the checks of issue 27; docs/SIMULATOR.md).
+
+    Pushes flagged and their latency, samples the gate rejects, the return to the hold pose
+    after each push at hold, resumes accepted, false contacts, samples with zero torque on
+    every joint, overspeed samples, and the nodes' log lines about trouble (:data:`TROUBLE`).
+    """
+    with monitor.lock:
+        t_end = monitor.t_sim
+        gate = monitor.gate
+        rejected = sum(gate.rejected.values())
+        zero = monitor.zero_torque
+        overspeed = gate.overspeeds
+    f = scenario.figures(t_end)
+    latency = sorted(f['latency_ms'])
+    returns = f['hold_returns']
+    trouble = 0
+    for name in sorted(os.listdir(log_dir)) if os.path.isdir(log_dir) else []:
+        with open(os.path.join(log_dir, name), errors='replace') as log:
+            trouble += sum(1 for line in log if any(word in line for word in TROUBLE))
+    return ('pushes %d, flagged %d (latency p50 %s ms, max %s ms) | rejected samples %d | '
+            'back within %g mrad of the hold pose %d/%d (worst %s s) | resumed %d/%d | false '
+            'contacts %d | zero-torque samples %d | overspeed samples %d | trouble log lines '
+            '%d' % (
+                f['pushes'], f['flagged'],
+                '%.0f' % latency[len(latency) // 2] if latency else '-',
+                '%.0f' % latency[-1] if latency else '-', rejected,
+                1e3 * HOLD_TOLERANCE, sum(r is not None for r in returns), len(returns),
+                '%.2f' % max(r for r in returns if r is not None) if any(
+                    r is not None for r in returns) else '-',
+                f['resumes'], f['resume_attempts'], f['false_contacts'], zero, overspeed,
+                trouble))
 
 
 def write_plot(monitor: Monitor, path: str, title: str, extra=None) -> bool:
@@ -358,6 +411,7 @@ def start_nodes(args: argparse.Namespace, xml: str, log_dir: str,
     params = {
         'simulator': {
             'publish_clock': True, 'start_paused': True, 'command_timeout': DEMO_TIMEOUT,
+            'lockstep': True,
             'real_time_factor': float(args.real_time_factor),
             # without compensation nothing would release the brakes: let the arm fall
             'brakes': gravity_compensation},
@@ -528,6 +582,8 @@ def main(argv: list[str] | None = None) -> int:
                 stop.set()
             elif scenario is not None:
                 scenario.start_story()
+                with monitor.lock:
+                    monitor.t_zero = monitor.t_sim + 0.1   # the reset's braked step is over
         period = 0.1 if interactive else 1.0
         wall_start = time.monotonic()
         last_print = 0.0
@@ -553,7 +609,7 @@ def main(argv: list[str] | None = None) -> int:
                     t_sim = monitor.t_sim
                 if t_sim >= duration:
                     break
-                if now - wall_start > 2.0 * duration + 60.0:
+                if now - wall_start > 4.0 * duration + 60.0:
                     print('\nrun_demo: simulated time is not advancing fast enough; stopping')
                     code = 1
                     break
@@ -571,6 +627,8 @@ def main(argv: list[str] | None = None) -> int:
     print('run_demo: final %s' % monitor.status())
     print('run_demo: received %d /joint_states and %d ~/gravity_torques messages'
           % (monitor.received, monitor.gravity_received))
+    if scenario is not None and scenario.controller_node:
+        print('run_demo: story: %s' % story_line(monitor, scenario, log_dir))
     title = '%s: %s\n%s' % (model.name, 'gravity compensation on'  # two lines: fits the width
                             if 'gravity_compensation' in started else
                             'no gravity compensation', 'simulator_node + ' + ', '.join(

@@ -51,6 +51,10 @@ PERIOD = 9.0
 PERIOD_WITH_CONTROLLER = 11.0
 MOVE_PUSH_AT = 0.7      # [s] into the move: the second push (with trajectory_controller)
 RESUME_AFTER = 0.6      # [s] after that push ends: ~/resume
+#: After a push at hold the arm must be back within HOLD_TOLERANCE of its hold pose within
+#: HOLD_RETURN s of the push's end (issue 27) [rad, s].
+HOLD_TOLERANCE = 0.005
+HOLD_RETURN = 1.0
 PUSH_AT = 2.0
 PUSH_FORCE = 15.0       # [N] along the root frame's y axis
 PUSH_DURATION = 1.0     # [s]
@@ -139,7 +143,11 @@ class DemoScenario:
         self.resume_at: float | None = None
         self.errors: list[tuple[float, float]] = []   # t, max |q_d - q| of the controller
         self.detections: list[float] = []   # contact flag after the push began [s]
+        self.flagged_push = -math.inf       # start of the last push that was flagged
         self.resumes = 0
+        self.resume_attempts = 0
+        # pushes at hold: [push end, time back within HOLD_TOLERANCE (None: not yet)]
+        self.hold_returns: list[list] = []
         if controller_node:
             from std_srvs.srv import Trigger
             from trajectory_msgs.msg import JointTrajectory
@@ -242,8 +250,10 @@ class DemoScenario:
             if t < self.t_contact - 1e-9:  # the simulator was reset: a new story
                 self.false_contacts = 0
             self.t_contact = t
-            rising = bool(msg.contact) and not self.contact
-            if rising and self.push_window and 0.0 <= t - self.push_window[-1][0] < 1.0:
+            if msg.contact and self.push_window and 0.0 <= t - self.push_window[-1][0] < 1.0 \
+                    and self.flagged_push != self.push_window[-1][0]:
+                # the first flag of each push: one detection per push
+                self.flagged_push = self.push_window[-1][0]
                 self.detections.append(t - self.push_window[-1][0])
             self.contact = bool(msg.contact)
             self.strongest = msg.strongest_joint
@@ -293,6 +303,8 @@ class DemoScenario:
 
     def _resume(self) -> None:
         """Ask trajectory_controller to continue the move (answered asynchronously)."""
+        with self.lock:
+            self.resume_attempts += 1
         if self.resume_client.service_is_ready():
             future = self.resume_client.call_async(self._Trigger.Request())
 
@@ -340,6 +352,8 @@ class DemoScenario:
                 self.cycle_start = t
                 self.push_window.clear()
                 self.samples.clear()
+                self.hold_returns.clear()
+                self.detections.clear()
             self.pushed = False
         self.t_last = t
         if self.q_home is None:
@@ -352,8 +366,9 @@ class DemoScenario:
                 self.pushed = False
             elif not self.pushed and self.story_started:
                 self.pushed = True
-                self._push()
+                self._push(at_hold=True)
             self._story_with_controller(t, phase)
+            self._watch_hold_return(t, q)
             return
         if self.gravity is None:
             return  # the gravity compensation is not there yet: the brakes hold the arm
@@ -377,7 +392,22 @@ class DemoScenario:
         tau = base + model.mass_matrix(q) @ (STIFFNESS * (qr - q) + DAMPING * (vr - qd))
         self.commands.publish(self._Float64MultiArray(data=tau.tolist()))
 
-    def _push(self) -> None:
+    def _watch_hold_return(self, t: float, q: np.ndarray) -> None:
+        """After a push at hold: note when the arm is back within HOLD_TOLERANCE (and stays)."""
+        with self.lock:
+            if not self.hold_returns:
+                return
+            entry = self.hold_returns[-1]
+            end = entry[0]
+            if t < end or t > end + HOLD_RETURN + 0.5 or self.q_home is None:
+                return
+            off = float(np.max(np.abs(q - self.q_home)))
+            if off > HOLD_TOLERANCE:
+                entry[1] = None
+            elif entry[1] is None:
+                entry[1] = t
+
+    def _push(self, at_hold: bool = False) -> None:
         """Ask the simulator for the push (answered asynchronously)."""
         if not self.push_client.service_is_ready():
             return
@@ -391,9 +421,31 @@ class DemoScenario:
             if answer is not None and answer.success:
                 with self.lock:
                     self.push_window.append((answer.start_time, answer.end_time))
+                    if at_hold:
+                        self.hold_returns.append([answer.end_time, None])
         future.add_done_callback(done)
 
     # ------------------------------------------------------------------ display
+    def figures(self, t_end: float) -> dict[str, Any]:
+        """
+        Return the story's figures up to simulated time ``t_end`` (issue 27's checks).
+
+        ``pushes``: pushes that ended before ``t_end`` - 0.3 s; ``flagged``: how many raised
+        the contact flag; ``latency_ms``: each detection's delay; ``hold_returns``: for
+        each push at hold whose return window closed, the time back within
+        :data:`HOLD_TOLERANCE` after its end [s] (None: not back within
+        :data:`HOLD_RETURN`); ``resumes`` and ``resume_attempts``; ``false_contacts``.
+        """
+        with self.lock:
+            pushes = [w for w in self.push_window if w[1] <= t_end - 0.3]
+            returns = [None if back is None or back - end > HOLD_RETURN else back - end
+                       for end, back in self.hold_returns if end + HOLD_RETURN <= t_end]
+            return {'pushes': len(pushes), 'flagged': min(len(self.detections), len(pushes)),
+                    'latency_ms': [1e3 * d for d in self.detections],
+                    'hold_returns': returns, 'resumes': self.resumes,
+                    'resume_attempts': self.resume_attempts,
+                    'false_contacts': self.false_contacts}
+
     def status(self) -> str:
         """Return the scenario's part of the status line."""
         with self.lock:
@@ -410,7 +462,8 @@ class DemoScenario:
             what, applied, estimate[1],
             ('YES (%s)' % self.strongest) if self.contact else 'no ', false_contacts)
         if self.controller_node:
-            line += ' | tracking error %5.1f mrad | resumed %d' % (1e3 * error, self.resumes)
+            line += ' | tracking error %5.1f mrad | resumed %d/%d' % (
+                1e3 * error, self.resumes, self.resume_attempts)
         return line
 
     def plot(self, ax) -> None:

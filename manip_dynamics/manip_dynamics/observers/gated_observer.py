@@ -15,11 +15,21 @@
 """
 The momentum observer behind the plausibility gate: what a node runs on live joint states.
 
-A glitched sample (:class:`~manip_dynamics.safety.JointStateGate`) is not fed to the
-observer: the observer restarts instead (its integral would carry the glitch for ever,
-or, with a momentum that overflows, blind it until a manual reset), and the caller
-publishes nothing for that sample. Every residual it returns is finite and within the
-joints' effort limits (a larger one is clipped and flagged :attr:`GatedObserver.saturated`).
+What the gate says of a sample (:class:`~manip_dynamics.safety.JointStateGate`) decides
+what the observer does with it:
+
+* rejected (beyond the absolute bounds): not fed; the observer restarts instead (its
+  integral would carry the glitch for ever, or, with a momentum that overflows, blind it
+  until a manual reset);
+* suspect (inconsistent with the last good sample, waiting for the next one) or duplicate
+  (the same sample again, e.g. repeated by a ros2_control hardware interface): not fed, the
+  observer goes on from the last sample it took, integrating the next one over its true dt;
+* confirmed (a real jump of the stream, e.g. a reset that moved the arm): the observer
+  restarts there.
+
+The caller publishes nothing for a sample not fed. Every residual returned is finite and
+within the joints' effort limits (a larger one is clipped and flagged
+:attr:`GatedObserver.saturated`).
 """
 
 import numpy as np
@@ -49,6 +59,7 @@ class GatedObserver:
         self._bound = np.where(np.isfinite(limits) & (limits > 0.0), limits, np.inf)
         self.rejection = ''
         self.rejection_kind = ''
+        self.skipped = ''
         self.saturated = False
 
     def update(self, t: float, now: float, q: FloatArray, qd: FloatArray,
@@ -61,18 +72,29 @@ class GatedObserver:
         :param q: Joint positions, model order, shape (n,), finite.
         :param qd: Joint velocities, shape (n,), finite.
         :param tau: Applied torques, shape (n,), finite.
-        :return: r [N m or N], finite and within the bounds, or None for a rejected sample
-            (:attr:`rejection` says why; the observer restarts at the next good sample).
+        :return: r [N m or N], finite and within the bounds, or None for a sample not fed:
+            :attr:`skipped` is ``'rejected'`` (:attr:`rejection` says why; the observer
+            restarts at the next good sample), ``'suspect'`` or ``'duplicate'``.
         :raises InputError: What :meth:`MomentumObserver.update` raises (a time that does
             not advance: the observer unchanged; an overflow: the observer restarted).
         """
-        verdict = self.gate.check(now, q, qd)
+        verdict = self.gate.check(now, q, qd, t)
+        self.skipped = ''
         if not verdict.ok:
             self.rejection = verdict.message
             self.rejection_kind = verdict.kind
+            if verdict.kind == 'suspect':
+                self.skipped = 'suspect'
+                return None
+            self.skipped = 'rejected'
             self.observer.reset()
             return None
         self.rejection = self.rejection_kind = ''
+        if verdict.duplicate:
+            self.skipped = 'duplicate'
+            return None
+        if verdict.confirmed:
+            self.observer.reset()
         r = self.observer.update(t, q, qd, tau)
         self.saturated = bool(np.any(np.abs(r) > self._bound))
         if self.saturated:

@@ -61,6 +61,16 @@ def time_msg(seconds: float) -> Time:
     return Time(sec=sec, nanosec=nanosec)
 
 
+def stamp_seconds(stamp: Time) -> float:
+    """
+    Convert a builtin_interfaces/Time (a header stamp) to seconds.
+
+    :param stamp: The stamp (or a Duration's fields).
+    :return: Time [s]; 0.0 for an unset stamp.
+    """
+    return stamp.sec + 1e-9 * stamp.nanosec
+
+
 def response_joint_names(model: RobotModel, names: Sequence[str]) -> list[str]:
     """
     Return the joint names a response reports: the request's, or the model's when empty.

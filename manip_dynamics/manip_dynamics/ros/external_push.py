@@ -32,6 +32,12 @@ The wrench enters the simulated dynamics through
 ``external_wrenches``; /joint_states' effort stays the motor torque, as on a real arm.
 Start and end are counted in simulation steps, so a push lasts exactly
 ``round(duration * rate)`` steps. ``~/reset`` ends the timed pushes; a new model ends all.
+
+A push is accepted only when its joint torques ``J^T w`` at the current pose stay within
+the URDF effort limits (:func:`manip_dynamics.simulation.push_beyond_effort_limits`): a push
+the arm's motors could hold, as a person's push or a cobot's collision. Harder ones spin
+light links at hundreds of rad/s, which neither a real arm nor any plausibility check
+tells from a glitch.
 """
 
 from collections.abc import Callable
@@ -47,7 +53,7 @@ from manip_dynamics.observers import wrench_in_axes
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.conversions import array_to_wrench, wrench_to_array
 from manip_dynamics.ros.node_runtime import KindThrottle
-from manip_dynamics.simulation import Simulator
+from manip_dynamics.simulation import push_beyond_effort_limits, Simulator
 from manip_dynamics_interfaces.srv import ApplyWrench
 
 FloatArray = NDArray[np.float64]
@@ -67,7 +73,7 @@ class Push(NamedTuple):
 
 
 #: Largest push accepted: |force| [N], |torque| [N m], duration [s], queued timed pushes.
-#: A 1e300 N push broke the integration; these bounds are far beyond any arm's use.
+#: A 1e300 N push broke the integration; these bounds come before the effort-limit check.
 MAX_FORCE = 1.0e5
 MAX_TORQUE = 1.0e4
 MAX_DURATION = 3600.0
@@ -77,17 +83,21 @@ MAX_TIMED_PUSHES = 100
 class ExternalPushes:
     """The push interfaces of simulator_node and the wrenches they put on the simulator."""
 
-    def __init__(self, node: Node, state: StateGetter, rate: float) -> None:
+    def __init__(self, node: Node, state: StateGetter, rate: float,
+                 stamp_of: Callable[[int], float] | None = None) -> None:
         """
         Create ``~/apply_wrench``, ``~/external_wrench`` and ``~/applied_wrench`` on a node.
 
         :param node: The simulator node.
         :param state: Returns the node's current model, simulator and step count.
         :param rate: Simulation rate [Hz] (steps per simulated second).
+        :param stamp_of: Step count -> the /joint_states stamp of that step [s]; default
+            ``steps / rate`` (simulated time).
         """
         self._node = node
         self._state = state
         self._rate = float(rate)
+        self._stamp_of = stamp_of or (lambda steps: steps / self._rate)
         self._timed: list[Push] = []
         self._continuous: dict[str, Push] = {}
         self._model_seen: RobotModel | None = None
@@ -102,8 +112,9 @@ class ExternalPushes:
 
     # ------------------------------------------------------------------ checks
     @staticmethod
-    def _check(model: RobotModel, link: str, frame: str, wrench: FloatArray) -> str:
-        """Return the frame to use ('' = the link's own) or raise ValueError."""
+    def _check(model: RobotModel, link: str, frame: str, wrench: FloatArray,
+               q: FloatArray) -> str:
+        """Return the frame to use ('' = the link's own) or raise ValueError (at pose q)."""
         if link not in model.link_names:
             raise ValueError('unknown link %r; the model has %s' % (link,
                                                                     list(model.link_names)))
@@ -124,6 +135,14 @@ class ExternalPushes:
             raise ValueError('the wrench (|f| = %.6g N, |t| = %.6g N m) is beyond what the '
                              'simulation integrates: at most %g N and %g N m'
                              % (force, torque, MAX_FORCE, MAX_TORQUE))
+        in_link = wrench
+        if frame:
+            rot_root_frame = model.link_transform(q, frame)[:3, :3]
+            rot_root_link = model.link_transform(q, link)[:3, :3]
+            in_link = wrench_in_axes(wrench, rot_root_frame.T @ rot_root_link)
+        beyond = push_beyond_effort_limits(model, q, {link: in_link})
+        if beyond:
+            raise ValueError('push refused: %s' % beyond)
         return frame
 
     def clear(self) -> None:
@@ -151,7 +170,7 @@ class ExternalPushes:
                 raise ValueError('no robot model yet')
             self._sync(model, steps)
             wrench = wrench_to_array(request.wrench)
-            frame = self._check(model, request.link, request.frame, wrench)
+            frame = self._check(model, request.link, request.frame, wrench, sim.q)
             duration = float(request.duration)
             if not (math.isfinite(duration) and 0.0 < duration <= MAX_DURATION):
                 raise ValueError('duration must be in (0, %g] s, got %r' % (
@@ -171,8 +190,9 @@ class ExternalPushes:
         push = Push(request.link, wrench, frame, steps, steps + count)
         self._timed.append(push)
         response.success = True
-        response.start_time = steps / self._rate
-        response.end_time = (steps + count) / self._rate
+        # on the clock of the /joint_states stamps, so a caller can tell which samples it hit
+        response.start_time = self._stamp_of(steps)
+        response.end_time = self._stamp_of(steps + count)
         response.message = 'wrench %s on %r in the axes of %r from t = %.4f s to %.4f s' % (
             np.round(wrench, 6).tolist(), request.link, frame or request.link,
             response.start_time, response.end_time)
@@ -188,7 +208,8 @@ class ExternalPushes:
                 raise ValueError('no robot model yet')
             self._sync(model, steps)
             wrench = wrench_to_array(msg.wrench)
-            self._check(model, link, '', wrench)
+            self._check(model, link, '', wrench,
+                        sim.q if sim is not None else np.zeros(model.dof))
         except ValueError as error:
             self._throttle.warning('ignoring ~/external_wrench: %s' % error,
                                    kind='external_wrench')

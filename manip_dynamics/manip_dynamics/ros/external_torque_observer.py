@@ -419,11 +419,15 @@ class ExternalTorqueObserverNode(GuardedNode):
         try:
             r = plan.gated.update(t, time.monotonic(), q, qd, tau)
             if r is None:
-                # a glitch: the observer restarts at the next good sample, nothing published
-                plan.detector.reset()
-                self._reject('glitch ' + plan.gated.rejection_kind,
-                             '%s; observer restarted' % plan.gated.rejection)
-                return
+                if plan.gated.skipped == 'rejected':
+                    # a glitch: the observer restarts at the next good sample
+                    plan.detector.reset()
+                    self._reject('glitch ' + plan.gated.rejection_kind,
+                                 '%s; observer restarted' % plan.gated.rejection)
+                elif plan.gated.skipped == 'suspect':
+                    self._throttle.warning('joint_states sample held back: %s'
+                                           % plan.gated.rejection, kind='suspect')
+                return   # nothing published for a sample not fed (duplicates silently)
             if plan.gated.saturated:
                 self._throttle.warning('external torque estimate beyond the effort limits: '
                                        'published clipped to them', kind='saturated')

@@ -15,9 +15,10 @@
 """
 The parameters of the plausibility gate, shared by every node that reads joint states.
 
-``glitch_velocity_factor``, ``glitch_position_margin`` and ``glitch_hold_time`` (ranges in
-docs/ROS_API.md and :mod:`manip_dynamics.safety.plausibility`); the hold time never exceeds
-the node's own timeout.
+``glitch_velocity_factor``, ``glitch_position_margin``, ``glitch_hold_time`` and
+``glitch_max_acceleration`` (ranges in docs/ROS_API.md and
+:mod:`manip_dynamics.safety.plausibility`); the hold time never exceeds the node's own
+timeout.
 """
 
 from typing import NamedTuple
@@ -27,8 +28,9 @@ from rclpy.node import Node
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.robot_description import param_range
 from manip_dynamics.safety.plausibility import (
-    DEFAULT_HOLD_TIME, DEFAULT_POSITION_MARGIN, DEFAULT_VELOCITY_FACTOR, HOLD_TIME_RANGE,
-    JointStateGate, POSITION_MARGIN_RANGE, VELOCITY_FACTOR_RANGE)
+    DEFAULT_HOLD_TIME, DEFAULT_MAX_ACCELERATION, DEFAULT_POSITION_MARGIN,
+    DEFAULT_VELOCITY_FACTOR, HOLD_TIME_RANGE, JointStateGate, MAX_ACCELERATION_RANGE,
+    MAX_VELOCITY, POSITION_MARGIN_RANGE, VELOCITY_FACTOR_RANGE)
 from manip_dynamics.safety.ranges import Range
 
 
@@ -38,11 +40,21 @@ class GateParameters(NamedTuple):
     velocity_factor: float
     position_margin: float
     hold_time: float
+    max_acceleration: float
 
     def gate(self, model: RobotModel) -> JointStateGate:
         """Return a new gate for ``model`` with these settings."""
         return JointStateGate(model, velocity_factor=self.velocity_factor,
-                              position_margin=self.position_margin, hold_time=self.hold_time)
+                              position_margin=self.position_margin, hold_time=self.hold_time,
+                              max_acceleration=self.max_acceleration)
+
+    def text(self) -> str:
+        """Return the settings as the nodes' start-up log shows them."""
+        return ('velocity above max(%g x limit, %g), position %g outside the limits, or '
+                'inconsistent with the last good sample (velocity steps above %g/s^2 wait '
+                'for the next sample); hold %g s' % (
+                    self.velocity_factor, MAX_VELOCITY, self.position_margin,
+                    self.max_acceleration, self.hold_time))
 
 
 def declare_gate_parameters(node: Node, timeout: float | None = None) -> GateParameters:
@@ -57,10 +69,15 @@ def declare_gate_parameters(node: Node, timeout: float | None = None) -> GatePar
     return GateParameters(
         param_range(node, 'glitch_velocity_factor', DEFAULT_VELOCITY_FACTOR,
                     'Reject joint_states whose velocity exceeds this x the URDF velocity '
-                    'limit', VELOCITY_FACTOR_RANGE),
+                    'limit (and %g): no real motion is that fast' % MAX_VELOCITY,
+                    VELOCITY_FACTOR_RANGE),
         param_range(node, 'glitch_position_margin', DEFAULT_POSITION_MARGIN,
                     'Reject joint_states whose position is farther than this outside the '
                     'URDF limits [rad or m]', POSITION_MARGIN_RANGE),
         param_range(node, 'glitch_hold_time', min(DEFAULT_HOLD_TIME, hold_high),
                     'Keep the last good joint state this long over rejected ones, then stop '
-                    '[s]', Range(HOLD_TIME_RANGE.low, hold_high)))
+                    '[s]', Range(HOLD_TIME_RANGE.low, hold_high)),
+        param_range(node, 'glitch_max_acceleration', DEFAULT_MAX_ACCELERATION,
+                    'A velocity step faster than this [rad/s^2 or m/s^2] waits for the next '
+                    'sample to confirm it (a glitch is contradicted by it)',
+                    MAX_ACCELERATION_RANGE))

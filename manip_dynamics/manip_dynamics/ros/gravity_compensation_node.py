@@ -24,17 +24,20 @@ and ForwardCommandController), one value per ``command_joints`` entry in that or
 The law and its safety rules live in :class:`manip_dynamics.control.GravityCompensator`
 (docs/ROS_API.md); this node is its ROS adapter:
 
-* every joint_states sample passes the plausibility gate first: a glitch (a velocity above
-  ``glitch_velocity_factor`` x the URDF limit, a position more than
-  ``glitch_position_margin`` outside the limits) is logged (throttled per kind, counted),
-  answered with the last good command for at most ``glitch_hold_time``, then with ONE zero
-  command, as on stale input;
+* every joint_states sample passes the plausibility gate first
+  (:mod:`manip_dynamics.safety.plausibility`: absolute bounds, then consistency with the
+  last good sample on the samples' own stamps): a glitch is logged (throttled per kind,
+  counted) and answered with the last good command for at most ``glitch_hold_time``, then
+  with the hold command (gravity at the last good pose), reported once; a push or a fall is
+  real motion and passes; a joint above its URDF velocity limit is reported as overspeed;
 * the friction feed-forward never exceeds the friction at the URDF velocity limit;
 * the ramp starts at the first good joint_states message, and again after every stop;
-* a watchdog checks the receive time of the last good joint_states (wall clock); when it is
-  older than ``timeout`` the node publishes ONE zero command (the effort controllers have no
-  command timeout and would otherwise hold the last efforts), logs an error, and publishes
-  nothing until joint_states come back;
+* a watchdog checks the receive time of the last joint_states of any verdict (wall clock;
+  a stream of rejected samples is not stale input); when it is older than ``timeout`` the
+  node publishes ONE command, ``stale_action``: ``hold`` (default: gravity at the last good
+  pose, for bare effort-controlled arms, which fall on zero torque) or ``zero`` (for arms
+  that add gravity themselves, e.g. Franka, UR), logs an error, and publishes nothing until
+  joint_states come back (docs/TUTORIAL_REAL_ARM.md);
 * nothing non-finite is ever published, and a model without effort limits is refused
   unless ``effort_limits`` gives them;
 * on shutdown (SIGINT, SIGTERM, external shutdown) the node publishes one zero command
@@ -54,11 +57,12 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from manip_dynamics.control.gravity_compensation import (
-    EFFORT_SCALE_RANGE, GravityCompensator, RAMP_TIME_RANGE, TIMEOUT_RANGE,
+    EFFORT_SCALE_RANGE, GravityCompensator, RAMP_TIME_RANGE, STALE_ACTIONS, TIMEOUT_RANGE,
     watchdog_rate_range)
 from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
-from manip_dynamics.ros.conversions import float64_multi_array, joint_state_arrays
+from manip_dynamics.ros.conversions import (
+    float64_multi_array, joint_state_arrays, stamp_seconds)
 from manip_dynamics.ros.glitch_parameters import declare_gate_parameters, GateParameters
 from manip_dynamics.ros.node_runtime import (
     GuardedNode, KindThrottle, run_node, send_last_zero)
@@ -125,6 +129,13 @@ class GravityCompensationNode(GuardedNode):
             self, 'watchdog_rate', 50.0, 'Rate of the joint_states age check [Hz]; at least '
             '2 / timeout', watchdog_rate_range(self.timeout))
         self.gate_parameters: GateParameters = declare_gate_parameters(self, self.timeout)
+        self.stale_action = param_string(
+            self, 'stale_action', 'hold', 'When joint_states stop coming: hold (gravity at '
+            'the last good pose, for bare effort-controlled arms) or zero (for arms that add '
+            'gravity themselves)')
+        if self.stale_action not in STALE_ACTIONS:
+            raise StartupError('parameter stale_action must be one of %s, got %r'
+                               % (STALE_ACTIONS, self.stale_action))
         self.include_friction = param_bool(
             self, 'include_friction', False,
             'Add the URDF friction feed-forward b qd + f_c tanh(qd / v_s) from joint_states '
@@ -162,12 +173,10 @@ class GravityCompensationNode(GuardedNode):
             callback_group=MutuallyExclusiveCallbackGroup())
         self.get_logger().info(
             'gravity compensation -> %s: effort_scale %g, ramp_time %g s, timeout %g s, '
-            'friction feed-forward %s; glitch gate: velocity > %g x limit, position > %g '
-            'outside the limits, hold %g s' % (
+            'friction feed-forward %s, on stale input: %s; glitch gate: %s' % (
                 self.commands_topic, self.effort_scale, self.ramp_time, self.timeout,
-                'on' if self.include_friction else 'off',
-                self.gate_parameters.velocity_factor, self.gate_parameters.position_margin,
-                self.gate_parameters.hold_time))
+                'on' if self.include_friction else 'off', self.stale_action,
+                self.gate_parameters.text()))
 
     # ------------------------------------------------------------------ model
     def _prepare(self, model: RobotModel) -> None:
@@ -186,7 +195,7 @@ class GravityCompensationNode(GuardedNode):
             model, index, effort_limits=self.effort_limits or None,
             effort_scale=self.effort_scale, ramp_time=self.ramp_time, timeout=self.timeout,
             include_friction=self.include_friction,
-            gate=self.gate_parameters.gate(model))
+            gate=self.gate_parameters.gate(model), stale_action=self.stale_action)
         with self._lock:
             old = self._plan
             if old is not None and old.compensator.active:
@@ -207,7 +216,7 @@ class GravityCompensationNode(GuardedNode):
         try:
             q, qd = joint_state_arrays(plan.model, msg)
             with self._lock:
-                step = plan.compensator.update(now, q, qd)
+                step = plan.compensator.update(now, q, qd, stamp_seconds(msg.header.stamp))
         except ValueError as error:
             self._throttle.warning('ignoring joint_states on %s: %s' % (
                 self.joint_states_topic, error))
@@ -224,17 +233,22 @@ class GravityCompensationNode(GuardedNode):
             self.get_logger().info('joint_states are back: ramping in again over %g s'
                                    % self.ramp_time)
             self._stale_since = None
-        elif step.event == 'glitch':
-            counts = plan.compensator.gate.rejected
-            self._throttle.warning('implausible joint_states on %s (%d velocity, %d position '
-                                   'glitches so far): %s' % (
-                                       self.joint_states_topic, counts['velocity'],
-                                       counts['position'], step.message),
-                                   kind='glitch ' + step.kind)
-        elif step.event in ('stopped_glitch', 'stopped_stale'):
+        elif step.event in ('glitch', 'holding_glitch'):
+            self._throttle.warning('implausible joint_states on %s (%s): %s' % (
+                self.joint_states_topic, plan.compensator.gate.summary(), step.message),
+                kind='glitch ' + step.kind)
+            if step.event == 'holding_glitch':
+                self.get_logger().error('no good joint_states on %s for more than %g s: '
+                                        'holding gravity at the last good pose' % (
+                                            self.joint_states_topic,
+                                            plan.compensator.gate.hold_time))
+        elif step.event == 'recovered':
+            self.get_logger().info('good joint_states again: compensating the current pose')
+        elif step.event in ('stopped_stale', 'holding_stale'):
             self._stale_since = time.monotonic()
-            self.get_logger().error('%s: stopped gravity compensation, sent one zero command'
-                                    % step.message)
+            self.get_logger().error('%s: stopped gravity compensation' % step.message)
+        if step.overspeed:
+            self._throttle.warning('overspeed: %s' % step.overspeed, kind='overspeed')
 
     def watchdog_callback(self) -> None:
         """Stop commanding, with one zero command, when joint_states are too old."""

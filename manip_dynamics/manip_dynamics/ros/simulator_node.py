@@ -28,11 +28,30 @@ both counted in simulated time. Effort commands arrive on two contracts:
   simulator as its hardware.
 
 A joint whose last command is older than ``command_timeout`` both in wall-clock time and in
-simulated time (counted from its reception) gets zero effort: a dead controller stops
-driving the arm, while neither a simulator that stalled and catches up nor one that runs
-faster than real time drops a live controller's commands. Rejected commands (wrong length,
+simulated time (counted from its reception) is stale: a dead controller stops driving the
+arm, while neither a simulator that stalled and catches up nor one that runs faster than
+real time drops a live controller's commands. On a stale command the simulator does what
+drivers of torque-controlled arms do (``command_timeout_action: brake``, the default): a
+protective stop, every joint braked where it is, logged, released by ``~/reset`` or by a
+command that holds the braked pose (as after a reset); ``command_timeout_action: zero``
+applies zero effort to the stale joints instead (the arm falls under gravity).
+
+Every /joint_states message is stamped with the time its sample was taken: simulated time
+(``/clock`` with ``publish_clock``; without it the ROS time at the start plus the simulated
+time since, counted on across resets and pauses, so stamps are spaced exactly as the
+samples are, even when the loop catches up on owed steps). Rejected commands (wrong length,
 NaN/inf, unknown joint) are logged with a throttled warning and leave the previous command
 in place. See docs/SIMULATOR.md.
+
+With ``lockstep`` the simulator advances only on commands, as a controller_manager's update
+loop or a co-simulation does: after each /joint_states message the next steps wait for a
+command received after it, one publish period of steps per command, never more (no
+catch-up burst integrated with one frozen command: a late controller slows simulated time
+instead, and the real-time factor says so); no real-time faster than ``real_time_factor``.
+A controller that does not answer within ``command_timeout`` (wall clock) meets the
+``command_timeout_action``. Lockstep is for controllers that answer every state (the suite's
+nodes, a controller_manager's hardware interface); without it the loop keeps wall-clock
+time and catches up at most ``MAX_BACKLOG``.
 
 The loop is one executor timer, no extra thread: each tick runs the steps that are owed
 (``elapsed wall time * rate * real_time_factor``) in chunks of ``rate / publish_rate`` steps
@@ -95,6 +114,8 @@ FIRST_STEP = 1
 #: ``brake_release`` values: ``holding_command`` is for a simulator behind ros2_control,
 #: whose hardware interface sends zero efforts until a controller writes its commands.
 BRAKE_RELEASES = ('first_command', 'holding_command')
+#: ``command_timeout_action`` values: a protective stop with the brakes, or zero effort.
+TIMEOUT_ACTIONS = ('brake', 'zero')
 
 
 class SimulatorNode(GuardedNode):
@@ -136,6 +157,16 @@ class SimulatorNode(GuardedNode):
         self._reset_wall: float | None = None
         # Joints whose command went stale (zero effort applied), reported once each way.
         self._stale_reported = np.zeros(0, dtype=bool)
+        # The pose the brakes hold (the start pose, or where a protective stop caught it);
+        # a protective stop is on (released like a reset, by a command that holds the pose)
+        self._brake_q = np.zeros(0)
+        self._protective_stop = False
+        # Stamps without /clock: ROS time [s] at the anchor, and steps counted since then
+        self._stamp_base = 0.0
+        self._stamp_steps = 0
+        # Lockstep: commands accepted so far, and how many there were at the last publish
+        self._command_count = 0
+        self._count_at_publish = 0
 
         self._joint_states_pub = self.create_publisher(JointState, '/joint_states', 10)
         self._clock_pub = (self.create_publisher(Clock, '/clock', 10)
@@ -152,7 +183,7 @@ class SimulatorNode(GuardedNode):
         self.create_service(SetBool, '~/pause', self.pause_callback)
         # pushes on the arm (issue 12): ~/apply_wrench, ~/external_wrench, ~/applied_wrench
         self._pushes = ExternalPushes(self, lambda: (self._model, self._sim, self._steps),
-                                      p['rate'])
+                                      p['rate'], self._stamp_at)
 
         def build_and_keep_text(xml: str) -> RobotModel:
             self._pending_urdf = xml
@@ -162,7 +193,8 @@ class SimulatorNode(GuardedNode):
                                               on_model=self._prepare)
 
         rtf = p['real_time_factor']
-        period = 0.0 if rtf == 0.0 else min(max(1.0 / p['publish_rate'], 0.001), 0.02)
+        period = 0.0 if rtf == 0.0 else 0.001 if p['lockstep'] else min(
+            max(1.0 / p['publish_rate'], 0.001), 0.02)
         # A steady-clock timer: the loop keeps wall time even if use_sim_time is set (a
         # ROS-time timer would wait for the /clock this node publishes itself).
         self._timer = self.create_timer(period, self.step_callback,
@@ -209,8 +241,13 @@ class SimulatorNode(GuardedNode):
                 'sensor_msgs/JointState effort commands keyed by name'),
             'command_timeout': param_float(
                 self, 'command_timeout', 0.1,
-                'A joint whose last command is older than this [s, wall clock] gets 0 effort',
-                low=0.0, high=10.0, low_open=True),
+                'A joint whose last command is older than this [s, wall clock and simulated '
+                'time] is stale (command_timeout_action)', low=0.0, high=10.0, low_open=True),
+            'command_timeout_action': param_string(
+                self, 'command_timeout_action', 'brake',
+                'On a stale command: brake (a protective stop, every joint braked, released '
+                'by ~/reset or a command that holds the pose) or zero (zero effort on the '
+                'stale joints: the arm falls)'),
             'include_friction': param_bool(self, 'include_friction', True,
                                            'Apply the URDF <dynamics> damping and friction'),
             'limits': param_string(self, 'limits', 'spring',
@@ -224,6 +261,10 @@ class SimulatorNode(GuardedNode):
                 'first_command: the first command releases the brakes; holding_command: '
                 'only one that holds the pose (all-zero ones never), or %g s of others'
                 % RESET_RELEASE_WAIT),
+            'lockstep': param_bool(
+                self, 'lockstep', False,
+                'Advance only on commands: one publish period of steps per command received '
+                'after the last /joint_states, never a catch-up burst'),
             'brakes': param_bool(
                 self, 'brakes', True,
                 'Hold every joint (as brakes would) until the first command arrives; '
@@ -235,6 +276,9 @@ class SimulatorNode(GuardedNode):
         if p['limits'] not in LIMIT_MODES:
             raise StartupError('parameter limits must be one of %s, got %r'
                                % (LIMIT_MODES, p['limits']))
+        if p['command_timeout_action'] not in TIMEOUT_ACTIONS:
+            raise StartupError('parameter command_timeout_action must be one of %s, got %r'
+                               % (TIMEOUT_ACTIONS, p['command_timeout_action']))
         if p['brake_release'] not in BRAKE_RELEASES:
             raise StartupError('parameter brake_release must be one of %s, got %r'
                                % (BRAKE_RELEASES, p['brake_release']))
@@ -292,9 +336,12 @@ class SimulatorNode(GuardedNode):
         self._command_step = np.full(model.dof, -math.inf)
         self._stale_reported = np.zeros(model.dof, dtype=bool)
         self._braked = bool(p['brakes'])
+        self._brake_q = q0.copy()
+        self._protective_stop = False
         self._steps = FIRST_STEP
         self._until_publish = self._steps_per_publish
         self._restart_clock()
+        self._stamp_now()
         self.get_logger().info(
             "simulating '%s' (%d joints) at %g Hz, publishing at %g Hz, real_time_factor %g, "
             'start pose %s%s%s; commands on %s%s' % (
@@ -314,6 +361,24 @@ class SimulatorNode(GuardedNode):
         self._anchor_wall = time.monotonic()
         self._anchor_steps = self._steps
 
+    def _stamp_at(self, steps: int) -> float:
+        """Return the /joint_states stamp [s] of the state after ``steps`` steps."""
+        rate = self._params['rate']
+        if self._params['publish_clock']:
+            return steps / rate
+        return self._stamp_base + (self._stamp_steps + steps - self._steps) / rate
+
+    def _stamp_now(self) -> None:
+        """
+        Re-anchor the stamps without /clock at the current ROS time (start, un-pause).
+
+        Never backwards: the next stamp is at least one step after the last one.
+        """
+        last = self._stamp_base + self._stamp_steps / self._params['rate']
+        now = self.get_clock().now().nanoseconds * 1e-9
+        self._stamp_base = max(now, last) if self._stamp_steps else now
+        self._stamp_steps = 0
+
     # ------------------------------------------------------------------ callbacks
     def _reject(self, text: str, kind: str) -> None:
         """Count a rejected command and warn, throttled per kind of problem."""
@@ -324,12 +389,14 @@ class SimulatorNode(GuardedNode):
     def _accept_command(self, index: Any, values: FloatArray, source: str) -> None:
         """Store accepted efforts (model-order ``index``); release the brakes if on."""
         self._command[index] = values
+        self._command_count += 1
         self._command_stamp[index] = time.monotonic()
         self._command_step[index] = self._steps
         if not self._braked:
             return
         how = 'first command arrived on %s' % source
-        holding_only = self._params['brake_release'] == 'holding_command'
+        holding_only = (self._params['brake_release'] == 'holding_command'
+                        or self._protective_stop)
         if self._reset_wall is not None or holding_only:
             acc = self._reset_pose_acceleration()
             if acc > RESET_HOLD_ACCELERATION and self._reset_wall is None:
@@ -343,7 +410,9 @@ class SimulatorNode(GuardedNode):
                     return
                 self._reset_wall = time.monotonic()  # the wait starts at the first real one
             waited = time.monotonic() - self._reset_wall if self._reset_wall else 0.0
-            after = 'after the reset' if not holding_only else '(brake_release holding_command)'
+            after = ('after the protective stop' if self._protective_stop else
+                     'after the reset' if not holding_only else
+                     '(brake_release holding_command)')
             if acc > RESET_HOLD_ACCELERATION and waited < RESET_RELEASE_WAIT:
                 self._throttle.log(
                     'info', 'brakes stay on %s: the command on %s would '
@@ -358,20 +427,21 @@ class SimulatorNode(GuardedNode):
                    else 'commands on %s kept coming for %.2f s without holding the pose '
                    '(%.3g rad/s^2)' % (source, waited, acc))
         self._braked = False
+        self._protective_stop = False
         self._reset_wall = None
         self._restart_clock()
         self.get_logger().info('brakes released at t = %.4f s: %s'
                                % (self._steps / self._params['rate'], how))
 
     def _reset_pose_acceleration(self) -> float:
-        """Return the largest joint acceleration the current command gives at rest at q0."""
+        """Return the largest joint acceleration the command gives at rest at the braked pose."""
         model = self._model
         tau = self._command
         if self._params['clamp_effort']:
             limit = model.effort_limits
             tau = np.clip(tau, -limit, limit)
         try:
-            qdd = model.forward_dynamics(self._q0, np.zeros(model.dof), tau,
+            qdd = model.forward_dynamics(self._brake_q, np.zeros(model.dof), tau,
                                          include_armature=True)
         except ValueError:
             return math.inf
@@ -397,6 +467,7 @@ class SimulatorNode(GuardedNode):
                     'array non-finite')
                 return
             self._accept_command(self._command_index, values, self._commands_topic)
+            self._lockstep_answered()
         except Exception as err:  # noqa: B902 - never die from a message
             self._reject('%s: %s' % (self._commands_topic, err), 'array other')
 
@@ -432,6 +503,7 @@ class SimulatorNode(GuardedNode):
                 return
             index = [model.joint_index(n) for n in names]
             self._accept_command(index, values, topic)
+            self._lockstep_answered()
         except Exception as err:  # noqa: B902 - never die from a message
             self._reject('joint commands: %s' % err, 'joint_commands other')
 
@@ -461,6 +533,8 @@ class SimulatorNode(GuardedNode):
         self._until_publish = self._steps_per_publish
         self._restart_clock()
         self._braked = bool(self._params['brakes'])
+        self._brake_q = self._q0.copy()
+        self._protective_stop = False
         self._reset_wall = time.monotonic() if self._braked else None
         if not self._paused:
             self._publish()
@@ -478,6 +552,7 @@ class SimulatorNode(GuardedNode):
         """Pause (data true: no stepping, no /joint_states) or resume the simulation."""
         if not request.data and self._paused:
             self._restart_clock()
+            self._stamp_now()
         self._paused = bool(request.data)
         if not self._paused:
             self._failed = False
@@ -487,13 +562,38 @@ class SimulatorNode(GuardedNode):
         return response
 
     # ------------------------------------------------------------------ loop
-    def _effort(self) -> FloatArray:
-        """Return the commanded efforts, zero where the command is stale, model order."""
+    def _effort(self) -> FloatArray | None:
+        """
+        Return the commanded efforts, model order; on a stale command act on it.
+
+        ``command_timeout_action`` brake: a protective stop (None: nothing to step);
+        zero: zero effort where the command is stale.
+        """
         timeout = self._params['command_timeout']
         stale = (((time.monotonic() - self._command_stamp) > timeout)
                  & ((self._steps - self._command_step) > timeout * self._params['rate']))
+        commanded = np.isfinite(self._command_stamp)
+        if self._params['command_timeout_action'] == 'brake' and np.any(stale & commanded):
+            self._protective(stale & commanded)
+            return None
         self._report_stale(stale)
         return np.where(stale, 0.0, self._command)
+
+    def _protective(self, stale: NDArray[np.bool_]) -> None:
+        """Brake every joint where it is: a driver's protective stop on a dead controller."""
+        sim = self._sim
+        self._brake_q = np.asarray(sim.q, dtype=np.float64).copy()
+        sim.reset(q0=self._brake_q, qd0=np.zeros(self._model.dof))
+        self._braked = True
+        self._protective_stop = True
+        self._reset_wall = None
+        names = self._model.joint_names
+        self.get_logger().error(
+            'protective stop at t = %.3f s: no command for %s within command_timeout %g s; '
+            'brakes on where the arm is, released by ~/reset or by a command that holds this '
+            'pose' % (self._steps / self._params['rate'],
+                      [names[i] for i in np.flatnonzero(stale)],
+                      self._params['command_timeout']))
 
     def _report_stale(self, stale: NDArray[np.bool_]) -> None:
         """Log when commanded joints go stale (zero effort) and when commands come back."""
@@ -514,6 +614,33 @@ class SimulatorNode(GuardedNode):
                 [names[i] for i in np.flatnonzero(back)], t))
         self._stale_reported = (self._stale_reported | newly) & ~back
 
+    def _lockstep_answered(self) -> None:
+        """Lockstep: step at once on the command the loop waits for (not at the next tick)."""
+        if self._params['lockstep']:
+            self.step_callback()
+
+    def _lockstep_waits(self, now: float) -> bool:
+        """
+        Return whether lockstep holds the simulation for a command (and check its age).
+
+        Lockstep applies once commands flow and the brakes are off. No command since the
+        last /joint_states: wait; none at all for ``command_timeout`` (wall clock): the
+        ``command_timeout_action`` (a protective stop, or zero effort: then it runs on).
+        """
+        commanded = np.isfinite(self._command_stamp)
+        if not self._params['lockstep'] or self._braked or not commanded.any():
+            return False
+        if self._command_count != self._count_at_publish:
+            return False
+        stale = commanded & ((now - self._command_stamp) > self._params['command_timeout'])
+        if not stale.any():
+            return True
+        if self._params['command_timeout_action'] == 'brake':
+            self._protective(stale)
+            return False
+        self._report_stale(stale)
+        return False
+
     def step_callback(self) -> None:
         """Run the steps owed to the wall clock (or a batch when as fast as possible)."""
         sim = self._sim
@@ -522,7 +649,21 @@ class SimulatorNode(GuardedNode):
         rate = self._params['rate']
         rtf = self._params['real_time_factor']
         start = time.monotonic()
-        if rtf > 0.0:
+        lockstep = self._params['lockstep'] and not self._braked and \
+            np.isfinite(self._command_stamp).any()
+        if self._lockstep_waits(start):
+            return
+        if rtf > 0.0 and lockstep:
+            owed = (self._anchor_steps + int((start - self._anchor_wall) * rate * rtf)
+                    - self._steps)
+            if owed < self._until_publish:
+                return   # not faster than real_time_factor
+            if owed > self._until_publish + self._steps_per_publish:
+                # behind (a late command): simulated time waits for the controller
+                self._anchor_wall = start
+                self._anchor_steps = self._steps + self._until_publish
+            owed = self._until_publish
+        elif rtf > 0.0:
             owed = (self._anchor_steps + int((start - self._anchor_wall) * rate * rtf)
                     - self._steps)
             # Catch up at most half a command timeout of simulated time in one tick: a
@@ -537,15 +678,17 @@ class SimulatorNode(GuardedNode):
                 self._anchor_steps = self._steps + backlog
                 owed = backlog
         else:
-            owed = -1
+            owed = self._until_publish if lockstep else -1
         try:
             while owed != 0:
                 chunk = self._until_publish if owed < 0 else min(owed, self._until_publish)
                 chunk = self._pushes.before_steps(sim, self._steps, chunk)
-                if not self._braked:
-                    sim.step(self._effort(), steps=chunk)
+                effort = None if self._braked else self._effort()
+                if effort is not None:
+                    sim.step(effort, steps=chunk)
                 # braked: the arm holds its pose while simulated time goes on
                 self._steps += chunk
+                self._stamp_steps += chunk
                 self._until_publish -= chunk
                 if owed > 0:
                     owed -= chunk
@@ -573,12 +716,14 @@ class SimulatorNode(GuardedNode):
             self._clock_pub.publish(Clock(clock=stamp))
             msg.header.stamp = stamp
         else:
-            msg.header.stamp = self.get_clock().now().to_msg()
+            # the time the sample was taken: simulated time since the anchor, never now()
+            msg.header.stamp = time_msg(self._stamp_at(self._steps))
         msg.name = list(model.joint_names)
         msg.position = np.asarray(sim.q, dtype=np.float64).tolist()
         msg.velocity = np.asarray(sim.qd, dtype=np.float64).tolist()
         msg.effort = np.asarray(sim.applied_effort, dtype=np.float64).tolist()
         self._joint_states_pub.publish(msg)
+        self._count_at_publish = self._command_count
         self._pushes.publish(msg.header.stamp)
         if self._energy_pub is not None:
             self._energy_pub.publish(Float64(data=float(sim.total_energy())))

@@ -25,8 +25,13 @@ received joint state. The control law is the library's
 (:class:`manip_dynamics.control.ComputedTorqueController`, or ``law: impedance``).
 
 Safety as gravity_compensation_node has it: glitched joint_states are rejected by the
-plausibility gate, stale ones (older than ``timeout``) stop the commands with one zero
-command; every command is finite and clamped to the effort limits; a tracking error above
+plausibility gate (a push or a fall is real motion and passes; a joint above its velocity
+limit is reported as overspeed) and answered from the last good state for
+``glitch_hold_time``, then with an explicit hold command (gravity at the last good pose,
+the controller holding that pose), never with silence; when no joint_states come for
+``timeout`` the node sends one ``stale_action`` command (``hold``: gravity at the last good
+pose, the default for bare effort-controlled arms; ``zero``); every command is finite and
+clamped to the effort limits; a tracking error above
 ``max_tracking_error`` stops the motion and holds the pose; a trajectory whose first point
 (at t = 0) is away from the current pose is refused with a message. Collision reaction: a
 ``contact: true`` on ``<observer_namespace>/contact`` (the external-torque observer) while
@@ -58,10 +63,11 @@ from trajectory_msgs.msg import JointTrajectory
 
 from manip_dynamics.control.computed_torque import (
     ComputedTorqueController, JointImpedanceController, REACTIONS, TimedPoints)
-from manip_dynamics.control.gravity_compensation import TIMEOUT_RANGE
+from manip_dynamics.control.gravity_compensation import STALE_ACTIONS, TIMEOUT_RANGE
 from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
-from manip_dynamics.ros.conversions import float64_multi_array, joint_state_arrays
+from manip_dynamics.ros.conversions import (
+    float64_multi_array, joint_state_arrays, stamp_seconds)
 from manip_dynamics.ros.glitch_parameters import declare_gate_parameters
 from manip_dynamics.ros.node_runtime import (
     GuardedNode, KindThrottle, run_node, send_last_zero)
@@ -131,6 +137,13 @@ class TrajectoryControllerNode(GuardedNode):
             self, 'acceleration_limits', 'For trajectories without timing (retimed): one '
             'value or one per joint [rad/s^2 | m/s^2]; empty = such trajectories are refused')
         self.gate_parameters = declare_gate_parameters(self, self.timeout)
+        self.stale_action = param_string(
+            self, 'stale_action', 'hold', 'When joint_states stop coming: hold (gravity at '
+            'the last good pose, for bare effort-controlled arms) or zero (for arms that add '
+            'gravity themselves)')
+        if self.stale_action not in STALE_ACTIONS:
+            raise StartupError('parameter stale_action must be one of %s, got %r'
+                               % (STALE_ACTIONS, self.stale_action))
         self._lock = threading.Lock()
         self._throttle = KindThrottle(self.get_logger(), LOG_PERIOD)
         self._controller = None
@@ -138,8 +151,9 @@ class TrajectoryControllerNode(GuardedNode):
         self._index: list[int] = []
         self._gate = None
         self._q: np.ndarray | None = None
-        self._last_good = None
+        self._qd: np.ndarray | None = None
         self._stopped = False
+        self._holding_glitch = False
         self._stamp = -1.0
         self.commands_topic = '/%s/commands' % self.controller_name.strip('/')
         self.commands_pub = self.create_publisher(Float64MultiArray, self.commands_topic,
@@ -266,11 +280,27 @@ class TrajectoryControllerNode(GuardedNode):
                          max_tracking_error=self.max_tracking_error,
                          start_tolerance=self.start_tolerance)
         self._warm_up_retiming(model)
+        self._warm_up_trajectories(model)
         with self._lock:
             self._model, self._index, self._controller = model, index, controller
             self._gate = self.gate_parameters.gate(model)
         self.get_logger().info('controlling joints %s, effort limits %s' % (
             names, np.round(controller.limits[index], 6).tolist()))
+
+    @staticmethod
+    def _warm_up_trajectories(model: RobotModel) -> None:
+        """
+        Build and sample each kind of timed trajectory once, off the control loop.
+
+        The first timed trajectory of a process imports scipy.interpolate: measured in
+        ``make run`` on a loaded 2-core machine, the control callback that received the first
+        move stopped the commands for 1.2 s (the simulator's command timeout then stopped the
+        arm).
+        """
+        zero = np.zeros((2, model.dof))
+        pose = np.zeros((2, model.dof))
+        for vel, acc in ((zero, zero), (zero, None), (None, None)):
+            TimedPoints([0.0, 0.1], pose, vel, acc).sample(np.array([0.05]))
 
     def _warm_up_retiming(self, model: RobotModel) -> None:
         """
@@ -309,15 +339,20 @@ class TrajectoryControllerNode(GuardedNode):
         except ValueError as error:
             self._throttle.warning('ignoring joint_states: %s' % error)
             return
-        verdict = self._gate.check(now, q, qd)
+        stamp = stamp_seconds(msg.header.stamp)
+        verdict = self._gate.check(now, q, qd, stamp)
         if not verdict.ok:
-            self._throttle.warning('implausible joint_states: %s' % verdict.message,
-                                   kind='glitch ' + verdict.kind)
+            self._answer_rejected(now, verdict)
             return
-        stamp = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+        if verdict.overspeed:
+            self._throttle.warning('overspeed: %s' % verdict.overspeed, kind='overspeed')
         with self._lock:
             self._q = q
-            self._last_good = now
+            self._qd = qd
+            if self._holding_glitch:
+                self._holding_glitch = False
+                self.get_logger().info('good joint_states again: holding the pose of the '
+                                       'last good one until a trajectory or ~/resume')
             if self._stopped:
                 self._stopped = False
                 controller.hold(q)
@@ -343,18 +378,55 @@ class TrajectoryControllerNode(GuardedNode):
             error.header.stamp = msg.header.stamp
             self.error_pub.publish(error)
 
-    def watchdog_callback(self) -> None:
-        """Stale joint_states: one zero command, then nothing until they come back."""
-        if self._controller is None or self._last_good is None or self._stopped:
+    def _hold_command(self) -> np.ndarray:
+        """Return gravity at the last good pose, clamped, in command order."""
+        controller = self._controller
+        tau = self._model.gravity_torques(self._q)
+        return np.clip(tau, -controller.limits, controller.limits)[self._index]
+
+    def _answer_rejected(self, now: float, verdict: Any) -> None:
+        """
+        Answer a joint_states sample the gate did not use: never with silence.
+
+        Within ``glitch_hold_time`` of the last good sample the control law runs on that
+        sample; after it the controller holds the last good pose and the node sends gravity
+        there (the hold command), reported once.
+        """
+        self._throttle.warning('implausible joint_states (%s): %s' % (
+            self._gate.summary(), verdict.message), kind='glitch ' + verdict.kind)
+        if self._q is None:
             return
-        age = time.monotonic() - self._last_good
+        with self._lock:
+            if verdict.hold and not self._holding_glitch:
+                command = self._controller.update(now, self._q, self._qd).tau[self._index]
+            else:
+                if not self._holding_glitch:
+                    self._holding_glitch = True
+                    self._controller.hold(self._q)
+                    self.get_logger().error(
+                        'no good joint_states for more than %g s: holding gravity at the '
+                        'last good pose' % self._gate.hold_time)
+                command = self._hold_command()
+        self.commands_pub.publish(float64_multi_array(command))
+
+    def watchdog_callback(self) -> None:
+        """No joint_states at all for ``timeout``: one stale_action command, then nothing."""
+        gate = self._gate
+        if self._controller is None or gate is None or gate.last_seen_time is None or \
+                self._stopped or self._q is None:
+            return
+        age = time.monotonic() - gate.last_seen_time
         if age > self.timeout:
             with self._lock:
                 self._stopped = True
                 self._controller.hold(self._q)
-            self.commands_pub.publish(float64_multi_array(np.zeros(len(self._index))))
+                command = (np.zeros(len(self._index)) if self.stale_action == 'zero'
+                           else self._hold_command())
+            self.commands_pub.publish(float64_multi_array(command))
             self.get_logger().error('joint_states are %.3f s old (timeout %g s): stopped, '
-                                    'sent one zero command' % (age, self.timeout))
+                                    'sent one %s command' % (
+                                        age, self.timeout, 'zero' if self.stale_action ==
+                                        'zero' else 'hold (gravity at the last good pose)'))
 
     def trajectory_callback(self, msg: JointTrajectory) -> None:
         """Take a new trajectory (refused with a logged reason when it cannot be followed)."""

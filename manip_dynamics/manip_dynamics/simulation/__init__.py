@@ -16,12 +16,15 @@
 Dynamic simulation of a manipulator (Craig sec. 6.12); no ROS imports.
 
 ``Simulator`` steps one arm at a fixed rate (the simulator node calls it at 1 kHz);
-``simulate`` runs a whole trajectory with an optional controller and records it.
+``simulate`` runs a whole trajectory with an optional controller and records it;
+``push_beyond_effort_limits`` says whether a push is one the arm's motors could hold.
 """
 
 from manip_dynamics.simulation.joint_limits import CONTACT_PERIOD, LIMIT_MODES
+from manip_dynamics.simulation.pushes import push_beyond_effort_limits, push_joint_torques
 from manip_dynamics.simulation.simulator import (
     FIXED_STEP_INTEGRATORS, INTEGRATORS, simulate, SimulationResult, Simulator)
 
 __all__ = ['CONTACT_PERIOD', 'FIXED_STEP_INTEGRATORS', 'INTEGRATORS', 'LIMIT_MODES',
-           'SimulationResult', 'simulate', 'Simulator']
+           'push_beyond_effort_limits', 'push_joint_torques', 'SimulationResult', 'simulate',
+           'Simulator']

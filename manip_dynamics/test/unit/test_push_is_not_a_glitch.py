@@ -1,0 +1,235 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A push is not a sensor glitch (issue 27), in the library, without ROS.
+
+A 15 N push swung cobot7's wrist past 1.5 x its velocity limit and the old gate, a fixed
+multiple of the limit, rejected the real motion: the nodes stopped and the arm fell. The
+gate now judges a sample by its neighbours. These tests feed it streams of the library's own
+simulator (the physics is independent of the gate): pushes up to the simulator's push limit
+and a free fall at zero torque are never rejected, while glitches injected into the same
+streams never pass. The arms: cobot7 (the default), the gripper arm (prismatic fingers, a
+light wrist) and the planar 2R arm. Not puma560: its wrist (joint 6, 4e-5 kg m^2 felt with
+0.22 N m s/rad of damping and a Coulomb slope of 55 N m s/rad) is stiffer than the 1 kHz
+step resolves, so the simulator's own samples chatter there (noted in docs/SIMULATOR.md).
+"""
+
+import numpy as np
+import pytest
+
+from manip_dynamics import RobotModel
+from manip_dynamics.bundled import urdf_path
+from manip_dynamics.control import ComputedTorqueController, GravityCompensator
+from manip_dynamics.ros.ros2_control_setup import default_initial_positions
+from manip_dynamics.safety import JointStateGate
+from manip_dynamics.simulation import (
+    push_beyond_effort_limits, push_joint_torques, Simulator)
+
+hypothesis = pytest.importorskip('hypothesis', reason='hypothesis not installed')
+st = pytest.importorskip('hypothesis.strategies', reason='hypothesis not installed')
+
+ARMS = ('cobot7', 'gripper_arm', 'planar_2r')
+#: Longest time a real stream may wait for confirmation [s] (the gripper's fingers bouncing
+#: between their stops 4 cm apart: 20 ms): below the 50 ms hold time, so a commanding node
+#: goes on from the last good state and never reaches its hold command.
+HELD_AT_MOST = 0.03
+
+
+def load(arm):
+    with open(urdf_path(arm)) as stream:
+        xml = stream.read()
+    model = RobotModel.from_urdf_string(xml)
+    return model, default_initial_positions(model, xml)
+
+
+@pytest.fixture(scope='module')
+def arms():
+    return {arm: load(arm) for arm in ARMS}
+
+
+def moving_links(model):
+    return [link for link in model.link_names if model.tree.links[link].body >= 0]
+
+
+def run(model, q0, *, wrench=None, link=None, start=0.3, duration=1.0, seconds=2.5,
+        controlled=True, every=1):
+    """Simulate at 1 kHz and return the samples ``(t, q, qd)`` taken every ``every`` steps."""
+    sim = Simulator(model, q0, dt=0.001, limits='spring', include_friction=True)
+    ctl = ComputedTorqueController(model, 400.0, 40.0)
+    samples = []
+    for k in range(int(seconds * 1000)):
+        t = 0.001 * k
+        pushing = wrench is not None and start <= t < start + duration
+        sim.set_external_wrenches({link: wrench} if pushing else None)
+        sim.step(ctl.update(t, sim.q, sim.qd).tau if controlled else np.zeros(model.dof))
+        if (k + 1) % every == 0:
+            samples.append((sim.t, sim.q.copy(), sim.qd.copy()))
+    return samples
+
+
+def largest_push(model, q, link, direction, fraction=1.0):
+    """Return the wrench along ``direction`` (link axes) at ``fraction`` of the push limit."""
+    tau = push_joint_torques(model, q, link, direction)
+    return np.asarray(direction) * fraction / np.max(np.abs(tau) / model.effort_limits)
+
+
+def judge(model, samples):
+    gate = JointStateGate(model)
+    verdicts = [gate.check(t, q, qd, t) for t, q, qd in samples]
+    return gate, verdicts
+
+
+def longest_hold(verdicts):
+    """Return the longest run of samples held back (suspects waiting for their neighbours)."""
+    longest = run = 0
+    for verdict in verdicts:
+        run = 0 if verdict.ok else run + 1
+        longest = max(longest, run)
+    return longest
+
+
+# ---------------------------------------------------------------- real motion passes
+@pytest.mark.parametrize('arm', ARMS)
+def test_a_free_fall_at_zero_torque_is_never_rejected(arms, arm):
+    model, q0 = arms[arm]
+    samples = run(model, q0, seconds=4.0, controlled=False)
+    speed = max(np.max(np.abs(qd) / model.velocity_limits) for _, _, qd in samples)
+    gate, verdicts = judge(model, samples)
+    assert sum(gate.rejected.values()) == 0, gate.summary()
+    # the falls hit the joint stops: a bounce waits for its neighbours, a few ms at most
+    assert 0.001 * longest_hold(verdicts) <= HELD_AT_MOST, longest_hold(verdicts)
+    if arm != 'planar_2r':   # its start pose hangs at rest under gravity
+        assert speed > 1.5 and gate.overspeeds > 0   # the old gate's bound, now reported
+
+
+@hypothesis.settings(max_examples=5, deadline=None,
+                     suppress_health_check=list(hypothesis.HealthCheck))
+@hypothesis.given(data=st.data())
+@pytest.mark.parametrize('arm', ARMS)
+@pytest.mark.parametrize('every', [1, 4])
+def test_property_pushes_up_to_the_push_limit_are_never_rejected(arms, arm, every, data):
+    """Any link, any direction, up to the simulator's push limit, held or free, 1 or 0.25 kHz."""
+    model, q0 = arms[arm]
+    links = moving_links(model)
+    link = links[data.draw(st.integers(0, len(links) - 1), label='link')]
+    direction = np.array(data.draw(st.lists(st.floats(-1.0, 1.0), min_size=6, max_size=6),
+                                   label='direction'))
+    hypothesis.assume(np.linalg.norm(direction) > 0.1)
+    hypothesis.assume(np.max(np.abs(push_joint_torques(model, q0, link, direction))) > 1e-3)
+    fraction = data.draw(st.floats(0.05, 1.0), label='fraction of the push limit')
+    duration = data.draw(st.floats(0.1, 1.5), label='duration')
+    controlled = data.draw(st.booleans(), label='held by computed torque')
+    wrench = largest_push(model, q0, link, direction, fraction)
+    assert not push_beyond_effort_limits(model, q0, {link: wrench})
+    samples = run(model, q0, wrench=wrench, link=link, duration=duration,
+                  seconds=duration + 1.0, controlled=controlled, every=every)
+    gate, verdicts = judge(model, samples)
+    assert sum(gate.rejected.values()) == 0, gate.summary()
+    assert 0.001 * every * longest_hold(verdicts) <= HELD_AT_MOST, longest_hold(verdicts)
+
+
+def test_a_push_beyond_the_effort_limits_is_named(arms):
+    model, q0 = arms['cobot7']
+    wrench = largest_push(model, q0, 'tool0', [0.0, 1.0, 0.0, 0.0, 0.0, 0.0], 1.2)
+    message = push_beyond_effort_limits(model, q0, {'tool0': wrench})
+    assert 'beyond its effort limit' in message and 'cobot7_joint' in message
+
+
+def test_push_joint_torques_are_the_virtual_work_of_the_wrench(arms):
+    """tau_i = f . dp/dq_i + m . omega_i: finite differences of link_transform, not ID."""
+    model, q0 = arms['cobot7']
+    q = q0 + np.array([0.1, -0.2, 0.3, 0.2, -0.1, 0.2, 0.4])
+    wrench = np.array([3.0, -2.0, 5.0, 0.4, -0.3, 0.2])   # link axes, about its origin
+    pose = model.link_transform(q, 'tool0')
+    force, moment = pose[:3, :3] @ wrench[:3], pose[:3, :3] @ wrench[3:]
+    expected = np.zeros(model.dof)
+    eps = 1e-6
+    for i in range(model.dof):
+        dq = np.zeros(model.dof)
+        dq[i] = eps
+        ahead = model.link_transform(q + dq, 'tool0')
+        dp = (ahead[:3, 3] - pose[:3, 3]) / eps
+        skew = (ahead[:3, :3] @ pose[:3, :3].T - np.eye(3)) / eps
+        omega = np.array([skew[2, 1], skew[0, 2], skew[1, 0]])
+        expected[i] = force @ dp + moment @ omega
+    np.testing.assert_allclose(push_joint_torques(model, q, 'tool0', wrench), expected,
+                               rtol=1e-5, atol=1e-5)
+
+
+# ---------------------------------------------------------------- glitches still fail
+@hypothesis.settings(max_examples=40, deadline=None,
+                     suppress_health_check=list(hypothesis.HealthCheck))
+@hypothesis.given(data=st.data())
+def test_property_glitches_injected_into_a_pushed_stream_never_pass(arms, data):
+    """
+    Velocity spikes the positions do not show, position jumps the velocities do not explain,
+    NaN, values beyond any physical bound, each once or twice in a row: never accepted, each
+    counted as rejected, and the stream goes on right after it.
+    """
+    model, q0 = arms['cobot7']
+    samples = pushed_stream(model, q0)
+    start = data.draw(st.integers(5, len(samples) - 40), label='where')
+    kind = data.draw(st.sampled_from(['velocity', 'position', 'nan', 'huge']), label='kind')
+    joint = data.draw(st.integers(0, model.dof - 1), label='joint')
+    size = data.draw(st.floats(0.0, 1.0), label='size')
+    twice = data.draw(st.booleans(), label='twice')
+    sign = data.draw(st.sampled_from([-1.0, 1.0]), label='sign')
+    gate = JointStateGate(model)
+    glitched = {start, start + 1} if twice else {start}
+    for k, (t, q, qd) in enumerate(samples[:start + 20]):
+        q, qd = q.copy(), qd.copy()
+        if k in glitched:
+            if kind == 'velocity':       # 20 to 1000 rad/s on top of the real one
+                qd[joint] += sign * (20.0 + 980.0 * size)
+            elif kind == 'position':     # 0.05 to 1 rad (m) away
+                q[joint] += sign * (0.05 + 0.95 * size)
+            elif kind == 'nan':
+                qd[joint] = np.nan
+            else:
+                qd[joint] = sign * 1e6 * (1.0 + size)
+        verdict = gate.check(t, q, qd, t)
+        if k in glitched:
+            assert not verdict.ok, (kind, verdict)
+        else:   # the real samples around the glitch pass, the first one after it too
+            assert verdict.ok, (k, verdict.message)
+    assert sum(gate.rejected.values()) == len(glitched), gate.summary()
+
+
+_STREAMS = {}
+
+
+def pushed_stream(model, q0):
+    """The cobot7 stream of the glitch test: held, pushed along y at 30 % of the limit."""
+    if 'cobot7' not in _STREAMS:
+        wrench = largest_push(model, q0, 'tool0', [0.0, 1.0, 0.0, 0.0, 0.0, 0.0], 0.3)
+        _STREAMS['cobot7'] = run(model, q0, wrench=wrench, link='tool0', seconds=1.5,
+                                 start=0.2, duration=0.8)
+    return _STREAMS['cobot7']
+
+
+# ---------------------------------------------------------------- overspeed is an event
+def test_overspeed_is_reported_and_commanded_not_rejected(arms):
+    model, q0 = arms['cobot7']
+    comp = GravityCompensator(model, list(range(model.dof)), ramp_time=0.0, timeout=0.1)
+    qd = np.zeros(model.dof)
+    comp.update(0.0, q0, qd, 0.0)
+    qd[4] = 1.6 * model.velocity_limits[4]   # the wrist at 1.6 x its limit, consistently
+    q = q0.copy()
+    for k in range(1, 4):
+        q = q + 0.001 * qd
+        step = comp.update(0.001 * k, q, qd, 0.001 * k)
+        assert step.event == '' and step.command is not None
+        assert "'cobot7_joint5'" in step.overspeed and '1.60 x' in step.overspeed
+        np.testing.assert_allclose(step.command, model.gravity_torques(q), atol=1e-12)
