@@ -18,15 +18,16 @@ The parameters of the plausibility gate, shared by every node that reads joint s
 ``glitch_velocity_factor``, ``glitch_position_margin``, ``glitch_hold_time`` and
 ``glitch_max_acceleration`` (ranges in docs/ROS_API.md and
 :mod:`manip_dynamics.safety.plausibility`); the hold time never exceeds the node's own
-timeout.
+timeout. Also the commanding nodes' ``stale_action``.
 """
 
 from typing import NamedTuple
 
 from rclpy.node import Node
 
+from manip_dynamics.control.gravity_compensation import STALE_ACTIONS
 from manip_dynamics.robot_model import RobotModel
-from manip_dynamics.ros.robot_description import param_range
+from manip_dynamics.ros.robot_description import param_range, param_string, StartupError
 from manip_dynamics.safety.plausibility import (
     DEFAULT_HOLD_TIME, DEFAULT_MAX_ACCELERATION, DEFAULT_POSITION_MARGIN,
     DEFAULT_VELOCITY_FACTOR, HOLD_TIME_RANGE, JointStateGate, MAX_ACCELERATION_RANGE,
@@ -81,3 +82,22 @@ def declare_gate_parameters(node: Node, timeout: float | None = None) -> GatePar
                     'A velocity step faster than this [rad/s^2 or m/s^2] waits for the next '
                     'sample to confirm it (a glitch is contradicted by it)',
                     MAX_ACCELERATION_RANGE))
+
+
+def declare_stale_action(node: Node) -> str:
+    """
+    Declare ``stale_action`` on a commanding node and return it (``hold`` or ``zero``).
+
+    What the node sends once when joint_states stop coming: gravity at the last good pose
+    (a bare effort-controlled arm falls on zero torque) or zero (arms that add gravity
+    themselves); docs/TUTORIAL_REAL_ARM.md argues the choice per driver.
+
+    :raises StartupError: Any other value.
+    """
+    action = param_string(node, 'stale_action', 'hold', 'When joint_states stop coming: '
+                          'hold (gravity at the last good pose, for bare effort-controlled '
+                          'arms) or zero (for arms that add gravity themselves)')
+    if action not in STALE_ACTIONS:
+        raise StartupError('parameter stale_action must be one of %s, got %r'
+                           % (STALE_ACTIONS, action))
+    return action

@@ -57,13 +57,14 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from manip_dynamics.control.gravity_compensation import (
-    EFFORT_SCALE_RANGE, GravityCompensator, RAMP_TIME_RANGE, STALE_ACTIONS, TIMEOUT_RANGE,
+    EFFORT_SCALE_RANGE, GravityCompensator, RAMP_TIME_RANGE, TIMEOUT_RANGE,
     watchdog_rate_range)
 from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.conversions import (
     float64_multi_array, joint_state_arrays, stamp_seconds)
-from manip_dynamics.ros.glitch_parameters import declare_gate_parameters, GateParameters
+from manip_dynamics.ros.glitch_parameters import (
+    declare_gate_parameters, declare_stale_action, GateParameters)
 from manip_dynamics.ros.node_runtime import (
     GuardedNode, KindThrottle, run_node, send_last_zero)
 from manip_dynamics.ros.payloads import (
@@ -129,13 +130,7 @@ class GravityCompensationNode(GuardedNode):
             self, 'watchdog_rate', 50.0, 'Rate of the joint_states age check [Hz]; at least '
             '2 / timeout', watchdog_rate_range(self.timeout))
         self.gate_parameters: GateParameters = declare_gate_parameters(self, self.timeout)
-        self.stale_action = param_string(
-            self, 'stale_action', 'hold', 'When joint_states stop coming: hold (gravity at '
-            'the last good pose, for bare effort-controlled arms) or zero (for arms that add '
-            'gravity themselves)')
-        if self.stale_action not in STALE_ACTIONS:
-            raise StartupError('parameter stale_action must be one of %s, got %r'
-                               % (STALE_ACTIONS, self.stale_action))
+        self.stale_action = declare_stale_action(self)
         self.include_friction = param_bool(
             self, 'include_friction', False,
             'Add the URDF friction feed-forward b qd + f_c tanh(qd / v_s) from joint_states '

@@ -63,12 +63,12 @@ from trajectory_msgs.msg import JointTrajectory
 
 from manip_dynamics.control.computed_torque import (
     ComputedTorqueController, JointImpedanceController, REACTIONS, TimedPoints)
-from manip_dynamics.control.gravity_compensation import STALE_ACTIONS, TIMEOUT_RANGE
+from manip_dynamics.control.gravity_compensation import TIMEOUT_RANGE
 from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.conversions import (
     float64_multi_array, joint_state_arrays, stamp_seconds)
-from manip_dynamics.ros.glitch_parameters import declare_gate_parameters
+from manip_dynamics.ros.glitch_parameters import declare_gate_parameters, declare_stale_action
 from manip_dynamics.ros.node_runtime import (
     GuardedNode, KindThrottle, run_node, send_last_zero)
 from manip_dynamics.ros.robot_description import (
@@ -137,13 +137,7 @@ class TrajectoryControllerNode(GuardedNode):
             self, 'acceleration_limits', 'For trajectories without timing (retimed): one '
             'value or one per joint [rad/s^2 | m/s^2]; empty = such trajectories are refused')
         self.gate_parameters = declare_gate_parameters(self, self.timeout)
-        self.stale_action = param_string(
-            self, 'stale_action', 'hold', 'When joint_states stop coming: hold (gravity at '
-            'the last good pose, for bare effort-controlled arms) or zero (for arms that add '
-            'gravity themselves)')
-        if self.stale_action not in STALE_ACTIONS:
-            raise StartupError('parameter stale_action must be one of %s, got %r'
-                               % (STALE_ACTIONS, self.stale_action))
+        self.stale_action = declare_stale_action(self)
         self._lock = threading.Lock()
         self._throttle = KindThrottle(self.get_logger(), LOG_PERIOD)
         self._controller = None

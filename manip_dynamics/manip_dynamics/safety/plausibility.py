@@ -45,10 +45,13 @@ gate judges a sample by what its neighbours say, and by bounds no real motion re
   arm) and the stream goes on from the last of them (:attr:`GateVerdict.confirmed`). A real
   event costs two samples of delay; a glitch, even one repeated in the next frame, never
   reaches the torque.
-* **Duplicates** (the same positions and velocities again while the velocities say the
-  arm moves: a ros2_control hardware interface repeats the old sample when none came) are
-  plausible but carry no news: :attr:`GateVerdict.duplicate`; the last good sample keeps
-  its stamp. At rest equal samples are what the arm does, and are ordinary good samples.
+* **Duplicates** (the same positions and velocities again with the same stamp, or while
+  the velocities say the arm moves: a ros2_control hardware interface repeats the old
+  sample when none came) are plausible but carry no news: :attr:`GateVerdict.duplicate`;
+  the last good sample keeps its stamp. At rest equal samples with new stamps are what the
+  arm does, and are ordinary good samples.
+* **After a pause** longer than :data:`CONSISTENCY_WINDOW` there is nothing to compare
+  with: the sample starts a new stream (absolute bounds only).
 * **Overspeed** (``|qd_i|`` above the URDF velocity limit, below the ceiling) is an event to
   report (:attr:`GateVerdict.overspeed` names the joint), not an input error.
 
@@ -90,6 +93,9 @@ TIMING_SLACK = 1.0e-4
 
 #: Suspect samples that must agree with each other before the stream goes on from them.
 CONFIRM_SAMPLES = 3
+
+#: Suspects kept for judging when the stream comes back (a bound for endless glitches).
+MAX_PENDING = 256
 
 #: Samples further apart than this [s] are not compared (a new stream after a pause).
 CONSISTENCY_WINDOW = 0.25
@@ -312,10 +318,17 @@ class JointStateGate:
         return ''
 
     def _follows(self, a: _Sample, b: _Sample) -> bool:
-        """Return whether ``b`` continues ``a`` (consistent, and not the same sample again)."""
-        same = np.array_equal(a.q, b.q) and (a.qd is None or b.qd is None
-                                             or np.array_equal(a.qd, b.qd))
-        return not same and not self.inconsistency(a, b)
+        """
+        Return whether ``b`` continues ``a``: consistent, and not a repeat of a moving sample.
+
+        At rest equal samples continue each other (an arm reset to a new pose and braked
+        there publishes nothing else); the limit of this: a garbled frame that a driver
+        repeats unchanged :data:`CONFIRM_SAMPLES` times at rest is taken for a new pose.
+        """
+        if a.qd is not None and b.qd is not None and np.array_equal(a.q, b.q) and \
+                np.array_equal(a.qd, b.qd) and np.any(np.abs(b.qd) > VELOCITY_TOLERANCE):
+            return False
+        return not self.inconsistency(a, b)
 
     def _outlier(self, a: _Sample, s: _Sample, b: _Sample) -> bool:
         """
@@ -389,12 +402,18 @@ class JointStateGate:
         if good is None:
             self._chain, self._pending = [], []
             return self._accept(now, sample)
-        if qd is not None and good.qd is not None and np.array_equal(q, good.q) and \
-                np.array_equal(qd, good.qd) and np.any(np.abs(qd) > VELOCITY_TOLERANCE):
-            # the same moving state again: a repeated sample (at rest, equal is normal)
+        same = np.array_equal(q, good.q) and (qd is None or good.qd is None
+                                              or np.array_equal(qd, good.qd))
+        if same and (sample.t == good.t or (qd is not None and np.any(
+                np.abs(qd) > VELOCITY_TOLERANCE))):
+            # the same sample again (its stamp, or a moving state: at rest equal is normal)
             self.duplicates += 1
             self.last_good_time = now
             return GateVerdict(True, duplicate=True, overspeed=self._overspeed(good.qd))
+        if sample.t - good.t > CONSISTENCY_WINDOW:
+            # after a pause nothing to compare with: a new stream starts here
+            self._chain, self._pending = [], []
+            return self._accept(now, sample)
         chain = self._chain
         if chain and self._follows(chain[-1], sample):
             chain.append(sample)
@@ -416,6 +435,9 @@ class JointStateGate:
             return self._accept(now, sample)
         self._chain = [sample]
         self._pending.append(sample)
+        if len(self._pending) > MAX_PENDING:   # suspects for ever: the oldest was no motion
+            del self._pending[0]
+            self.rejected['inconsistent'] += 1
         self.suspects += 1
         return self._not_used(now, 'suspect', '%s: held until the next samples confirm it or '
                               'contradict it' % why)

@@ -157,8 +157,8 @@ class Rig:
 
 @pytest.fixture(scope='module')
 def node():
-    """Start the node under test; yield (process, log path)."""
-    process, log_path = _start('md_test_gravity_compensation')
+    """Start the node under test (stale_action zero: every test starts from zero); yield."""
+    process, log_path = _start('md_test_gravity_compensation', stale_action='zero')
     yield process, log_path
     stop_node(process, timeout=15.0)
 
@@ -267,6 +267,29 @@ def test_set_payload_enters_the_command(node, rig) -> None:
     np.testing.assert_allclose(rig.settle(expected_command()), expected_command(), rtol=0,
                                atol=1e-9)
     rig.run(STALE, publish=False)
+
+
+def test_stale_action_hold_sends_gravity_at_the_last_pose_once_then_goes_on(node, rig):
+    """The default for bare effort arms (issue 27): one hold command, no ramp from zero."""
+    process, _ = _start('md_test_gc_hold', controller_name='md_test_gc_hold')
+    other = Rig(controller='md_test_gc_hold')
+    try:
+        other.wait_for_commands()
+        other.run(RAMP_TIME + 0.5)
+        settled = other.commands[-1][1]
+        np.testing.assert_allclose(settled, expected_command(), rtol=0, atol=1e-9)
+        other.commands.clear()
+        other.run(TIMEOUT + 1.5, publish=False)
+        late = [c for _, c in other.commands]
+        assert len(late) == 1, 'expected one hold command, got %d' % len(late)
+        np.testing.assert_allclose(late[0], settled, rtol=0, atol=1e-9)
+        other.commands.clear()
+        other.run(0.3)
+        assert other.commands, 'no commands after joint_states resumed'
+        np.testing.assert_allclose(other.commands[0][1], settled, rtol=0, atol=1e-9)
+    finally:
+        stop_node(process, timeout=15.0)
+        other.close()
 
 
 def test_shutdown_publishes_one_zero_command(node, rig) -> None:

@@ -143,9 +143,10 @@ def graph(cobot7):
     try:
         # brakes off: these tests are about the free dynamics (the brakes are tested in
         # test_node_lifecycle.py)
+        # zero effort on a stale command (the protective stop is test_node_lifecycle's)
         procs.append(start_node('simulator_node', 'sim_a', {
             'robot_description': xml, 'publish_clock': True, 'command_timeout': 0.1,
-            'brakes': False}))
+            'brakes': False, 'command_timeout_action': 'zero'}))
         procs.append(start_node('simulator_node', 'sim_b', {
             'robot_description': xml, 'publish_clock': True, 'include_friction': False,
             'brakes': False,

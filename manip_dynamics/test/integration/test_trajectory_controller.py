@@ -155,15 +155,27 @@ def test_contact_stops_and_resume_continues(graph):
                'did not reach the goal after resume:\n' + read_log(proc))
 
 
-def test_stale_joint_states_stop_with_a_zero_command(graph):
+def test_stale_joint_states_stop_with_one_hold_command(graph):
+    """Issue 27: stale input ends with gravity at the last good pose (stale_action hold)."""
+    from std_msgs.msg import Float64MultiArray
+    from manip_dynamics import RobotModel
     proc = graph.procs['ctl']
+    with open(urdf_path('cobot7'), encoding='utf-8') as stream:
+        model = RobotModel.from_urdf_string(stream.read())
     with spun_node('tc_pause') as node:
+        commands = []
+        node.create_subscription(Float64MultiArray, '/tc_effort/commands',
+                                 lambda m: commands.append(np.array(m.data)), 100)
         client = node.create_client(SetBool, '/tc_sim/pause')
         assert client.wait_for_service(timeout_sec=30.0)
         future = client.call_async(SetBool.Request(data=True))
         wait_until(future.done, 30.0, 'no answer')
-        wait_until(lambda: 'sent one zero command' in read_log(proc), 10.0,
-                   'no stop on stale joint_states:\n' + read_log(proc))
+        wait_until(lambda: 'sent one hold (gravity at the last good pose) command'
+                   in read_log(proc), 10.0, 'no stop on stale joint_states:\n' + read_log(proc))
+        time.sleep(0.3)
+        assert commands, 'no command seen'
+        np.testing.assert_allclose(commands[-1], model.gravity_torques(pose(graph)),
+                                   rtol=0, atol=1e-9)
         future = client.call_async(SetBool.Request(data=False))
         wait_until(future.done, 30.0, 'no answer')
     wait_until(lambda: 'joint_states are back: holding' in read_log(proc), 10.0,

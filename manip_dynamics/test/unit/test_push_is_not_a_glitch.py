@@ -128,7 +128,7 @@ def test_property_pushes_up_to_the_push_limit_are_never_rejected(arms, arm, ever
                                    label='direction'))
     hypothesis.assume(np.linalg.norm(direction) > 0.1)
     hypothesis.assume(np.max(np.abs(push_joint_torques(model, q0, link, direction))) > 1e-3)
-    fraction = data.draw(st.floats(0.05, 1.0), label='fraction of the push limit')
+    fraction = data.draw(st.floats(0.05, 0.999), label='fraction of the push limit')
     duration = data.draw(st.floats(0.1, 1.5), label='duration')
     controlled = data.draw(st.booleans(), label='held by computed torque')
     wrench = largest_push(model, q0, link, direction, fraction)
@@ -233,3 +233,22 @@ def test_overspeed_is_reported_and_commanded_not_rejected(arms):
         assert step.event == '' and step.command is not None
         assert "'cobot7_joint5'" in step.overspeed and '1.60 x' in step.overspeed
         np.testing.assert_allclose(step.command, model.gravity_torques(q), atol=1e-12)
+
+
+@pytest.mark.parametrize('clock', ['back to zero', 'on'])
+def test_a_reset_to_a_braked_pose_is_taken_after_three_samples(arms, clock):
+    """A simulator reset teleports the arm and brakes it: equal samples at a new pose."""
+    model, q0 = arms['cobot7']
+    gate = JointStateGate(model)
+    moving = run(model, q0, wrench=largest_push(model, q0, 'tool0', [0, 1.0, 0, 0, 0, 0], 0.3),
+                 link='tool0', seconds=0.5, start=0.1)
+    for t, q, qd in moving:
+        assert gate.check(t, q, qd, t).ok
+    t_end = moving[-1][0]
+    verdicts = []
+    for k in range(1, 6):
+        t = 0.001 * k if clock == 'back to zero' else t_end + 0.001 * k
+        verdicts.append(gate.check(t, q0.copy(), np.zeros(model.dof), t))
+    assert [v.ok for v in verdicts] == [False, False, True, True, True]
+    assert verdicts[2].confirmed and sum(gate.rejected.values()) == 0
+    np.testing.assert_array_equal(gate.last_q, q0)
