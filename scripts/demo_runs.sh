@@ -3,8 +3,8 @@
 #
 # Usage: scripts/demo_runs.sh [N] [--busy]     (after `make build`; N defaults to 10)
 #   --busy   a busy loop pinned to core 0 runs during every run (a loaded machine)
-# Each run is `scripts/run.sh --duration ${DURATION:-25}` with its log and plot in
-# out/demo_runs/; the line printed per run is the demo's own `run_demo: story:` line.
+# Each run is `make run DURATION=${DURATION:-25}`, its log and plot copied to out/demo_runs/;
+# the line printed per run is the demo's own `run_demo: story:` line.
 # The exit code is 1 if any run failed or showed a rejected sample, an unflagged push, a
 # push at hold the arm did not return from within 1 s, a refused resume, a false contact or
 # a zero-torque sample.
@@ -24,8 +24,9 @@ fi
 failed=0
 for k in $(seq 1 "${runs}"); do
   start=$(date +%s)
-  if bash scripts/run.sh --duration "${DURATION:-25}" \
-      --output "${out}/run_${k}.png" > "${out}/run_${k}.log" 2>&1; then code=0; else code=$?; fi
+  if make --no-print-directory run DURATION="${DURATION:-25}" > "${out}/run_${k}.log" 2>&1
+  then code=0; else code=$?; fi
+  cp -f out/demo.png "${out}/run_${k}.png" 2>/dev/null || true
   line=$(grep -h '^run_demo: story:' "${out}/run_${k}.log" | sed 's/^run_demo: story: //' || true)
   rtf=$(grep -h '^run_demo: final' "${out}/run_${k}.log" | grep -o 'RTF *[0-9.]*' || true)
   echo "run ${k}: exit ${code}, $(( $(date +%s) - start )) s, ${rtf}: ${line:-no story line}"
