@@ -148,6 +148,7 @@ class DemoScenario:
         self.resume_attempts = 0
         # pushes at hold: [push end, time back within HOLD_TOLERANCE (None: not yet)]
         self.hold_returns: list[list] = []
+        self.q_last: np.ndarray | None = None
         if controller_node:
             from std_srvs.srv import Trigger
             from trajectory_msgs.msg import JointTrajectory
@@ -369,6 +370,8 @@ class DemoScenario:
                 self._push(at_hold=True)
             self._story_with_controller(t, phase)
             self._watch_hold_return(t, q)
+            if phase < PUSH_AT:
+                self.q_last = q   # the pose the arm holds before the push at hold
             return
         if self.gravity is None:
             return  # the gravity compensation is not there yet: the brakes hold the arm
@@ -393,15 +396,20 @@ class DemoScenario:
         self.commands.publish(self._Float64MultiArray(data=tau.tolist()))
 
     def _watch_hold_return(self, t: float, q: np.ndarray) -> None:
-        """After a push at hold: note when the arm is back within HOLD_TOLERANCE (and stays)."""
+        """
+        After a push at hold: note when the arm is back near the pose it held (and stays).
+
+        Back: within HOLD_TOLERANCE of the pose held before the push, until HOLD_RETURN s after
+        the push's end.
+        """
         with self.lock:
             if not self.hold_returns:
                 return
             entry = self.hold_returns[-1]
-            end = entry[0]
-            if t < end or t > end + HOLD_RETURN + 0.5 or self.q_home is None:
+            end, hold = entry[0], entry[2]
+            if t < end or t > end + HOLD_RETURN:
                 return
-            off = float(np.max(np.abs(q - self.q_home)))
+            off = float(np.max(np.abs(q - hold)))
             if off > HOLD_TOLERANCE:
                 entry[1] = None
             elif entry[1] is None:
@@ -421,8 +429,9 @@ class DemoScenario:
             if answer is not None and answer.success:
                 with self.lock:
                     self.push_window.append((answer.start_time, answer.end_time))
-                    if at_hold:
-                        self.hold_returns.append([answer.end_time, None])
+                    if at_hold and self.q_last is not None:
+                        # [push end, back within HOLD_TOLERANCE at, the pose held before]
+                        self.hold_returns.append([answer.end_time, None, self.q_last])
         future.add_done_callback(done)
 
     # ------------------------------------------------------------------ display
@@ -439,7 +448,7 @@ class DemoScenario:
         with self.lock:
             pushes = [w for w in self.push_window if w[1] <= t_end - 0.3]
             returns = [None if back is None or back - end > HOLD_RETURN else back - end
-                       for end, back in self.hold_returns if end + HOLD_RETURN <= t_end]
+                       for end, back, _ in self.hold_returns if end + HOLD_RETURN <= t_end]
             return {'pushes': len(pushes), 'flagged': min(len(self.detections), len(pushes)),
                     'latency_ms': [1e3 * d for d in self.detections],
                     'hold_returns': returns, 'resumes': self.resumes,

@@ -45,7 +45,8 @@ from manip_dynamics.ros.conversions import (
     flatten_row_major, from_model_order, joint_state_arrays, joint_state_message,
     matrix_from_model_order, response_joint_names, stamp_seconds, to_model_order,
     trajectory_to_arrays, trajectory_with_efforts, wrenches_to_dict)
-from manip_dynamics.ros.glitch_parameters import declare_gate_parameters
+from manip_dynamics.ros.glitch_parameters import (
+    declare_gate_parameters, held_back_or_implausible)
 from manip_dynamics.ros.node_runtime import GuardedNode, KindThrottle, run_node
 from manip_dynamics.ros.payload_estimation import handle_estimate_payload, JointStateWindow
 from manip_dynamics.ros.payloads import apply_payload_request, Payloads, reapply_payloads
@@ -188,9 +189,9 @@ class DynamicsNode(GuardedNode):
             q, qd = joint_state_arrays(model, msg)
             verdict = gate.check(time.monotonic(), q, qd, stamp_seconds(msg.header.stamp))
             if not verdict.ok:
-                self._throttle.warning('implausible joint_states on %s (%s): %s' % (
-                    self.joint_states_topic, gate.summary(), verdict.message),
-                    kind='glitch ' + verdict.kind)
+                self._throttle.warning('%s on %s (%s): %s' % (
+                    held_back_or_implausible(verdict.kind), self.joint_states_topic,
+                    gate.summary(), verdict.message), kind='glitch ' + verdict.kind)
                 return
             gravity = model.gravity_torques(q)
             coriolis = (model.coriolis_torques(q, qd)

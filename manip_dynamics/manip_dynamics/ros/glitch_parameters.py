@@ -101,3 +101,13 @@ def declare_stale_action(node: Node) -> str:
         raise StartupError('parameter stale_action must be one of %s, got %r'
                            % (STALE_ACTIONS, action))
     return action
+
+
+def held_back_or_implausible(kind: str) -> str:
+    """
+    Return how a node's log names a joint_states sample the gate did not use.
+
+    A suspect (``kind`` ``'suspect'``: waiting for the next samples, e.g. the first after a
+    reset) is "held back"; a sample beyond the absolute bounds is "implausible".
+    """
+    return 'joint_states sample held back' if kind == 'suspect' else 'implausible joint_states'

@@ -64,7 +64,7 @@ from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.conversions import (
     float64_multi_array, joint_state_arrays, stamp_seconds)
 from manip_dynamics.ros.glitch_parameters import (
-    declare_gate_parameters, declare_stale_action, GateParameters)
+    declare_gate_parameters, declare_stale_action, GateParameters, held_back_or_implausible)
 from manip_dynamics.ros.node_runtime import (
     GuardedNode, KindThrottle, run_node, send_last_zero)
 from manip_dynamics.ros.payloads import (
@@ -229,9 +229,9 @@ class GravityCompensationNode(GuardedNode):
                                    % self.ramp_time)
             self._stale_since = None
         elif step.event in ('glitch', 'holding_glitch'):
-            self._throttle.warning('implausible joint_states on %s (%s): %s' % (
-                self.joint_states_topic, plan.compensator.gate.summary(), step.message),
-                kind='glitch ' + step.kind)
+            self._throttle.warning('%s on %s (%s): %s' % (
+                held_back_or_implausible(step.kind), self.joint_states_topic,
+                plan.compensator.gate.summary(), step.message), kind='glitch ' + step.kind)
             if step.event == 'holding_glitch':
                 self.get_logger().error('no good joint_states on %s for more than %g s: '
                                         'holding gravity at the last good pose' % (

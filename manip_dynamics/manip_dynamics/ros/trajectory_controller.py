@@ -68,7 +68,8 @@ from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.conversions import (
     float64_multi_array, joint_state_arrays, stamp_seconds)
-from manip_dynamics.ros.glitch_parameters import declare_gate_parameters, declare_stale_action
+from manip_dynamics.ros.glitch_parameters import (
+    declare_gate_parameters, declare_stale_action, held_back_or_implausible)
 from manip_dynamics.ros.node_runtime import (
     GuardedNode, KindThrottle, run_node, send_last_zero)
 from manip_dynamics.ros.robot_description import (
@@ -386,8 +387,9 @@ class TrajectoryControllerNode(GuardedNode):
         sample; after it the controller holds the last good pose and the node sends gravity
         there (the hold command), reported once.
         """
-        self._throttle.warning('implausible joint_states (%s): %s' % (
-            self._gate.summary(), verdict.message), kind='glitch ' + verdict.kind)
+        self._throttle.warning('%s (%s): %s' % (
+            held_back_or_implausible(verdict.kind), self._gate.summary(), verdict.message),
+            kind='glitch ' + verdict.kind)
         if self._q is None:
             return
         with self._lock:
