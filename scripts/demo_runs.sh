@@ -27,6 +27,7 @@ for k in $(seq 1 "${runs}"); do
   if make --no-print-directory run DURATION="${DURATION:-25}" > "${out}/run_${k}.log" 2>&1
   then code=0; else code=$?; fi
   cp -f out/demo.png "${out}/run_${k}.png" 2>/dev/null || true
+  rm -rf "${out}/run_${k}_logs" && cp -r out/demo_logs "${out}/run_${k}_logs" 2>/dev/null || true
   line=$(grep -h '^run_demo: story:' "${out}/run_${k}.log" | sed 's/^run_demo: story: //' || true)
   rtf=$(grep -h '^run_demo: final' "${out}/run_${k}.log" | grep -o 'RTF *[0-9.]*' || true)
   echo "run ${k}: exit ${code}, $(( $(date +%s) - start )) s, ${rtf}: ${line:-no story line}"
