@@ -286,13 +286,23 @@ TROUBLE = ('implausible joint_states', 'stopped gravity compensation', 's old (t
            'resume refused', 'cannot keep up')
 
 
-def story_line(monitor: Monitor, scenario, log_dir: str) -> str:
+def logged_before(line: str, wall: float) -> bool:
+    """Return whether a ROS log line (``[LEVEL] [seconds] [node]: ...``) is older than ``wall``."""
+    try:
+        return float(line.split('] [', 2)[1]) < wall
+    except (IndexError, ValueError):
+        return True
+
+
+def story_line(monitor: Monitor, scenario, log_dir: str, stopped: float) -> str:
     """
     Return the story's figures in one line (the checks of issue 27; docs/SIMULATOR.md).
 
     Pushes flagged and their latency, samples the gate rejects, the return to the hold pose
     after each push at hold, resumes accepted, false contacts, samples with zero torque on
-    every joint, overspeed samples, and the nodes' log lines about trouble (:data:`TROUBLE`).
+    every joint, overspeed samples, and the nodes' log lines about trouble (:data:`TROUBLE`)
+    written before ``stopped`` (wall clock [s]: the demo's stop, whose own stale input is no
+    trouble).
     """
     with monitor.lock:
         t_end = monitor.t_sim
@@ -306,7 +316,8 @@ def story_line(monitor: Monitor, scenario, log_dir: str) -> str:
     trouble = 0
     for name in sorted(os.listdir(log_dir)) if os.path.isdir(log_dir) else []:
         with open(os.path.join(log_dir, name), errors='replace') as log:
-            trouble += sum(1 for line in log if any(word in line for word in TROUBLE))
+            trouble += sum(1 for line in log if any(word in line for word in TROUBLE)
+                           and logged_before(line, stopped))
     return ('pushes %d, flagged %d (latency p50 %s ms, max %s ms) | rejected samples %d | '
             'back within %g mrad of the hold pose %d/%d (worst %s s) | resumed %d/%d | false '
             'contacts %d | zero-torque samples %d | overspeed samples %d | trouble log lines '
@@ -616,6 +627,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if interactive:
             sys.stdout.write('\n')
+        stopped = time.time()
         print('run_demo: stopping %s' % ', '.join(label for label, _ in procs))
         stop_processes(procs + ([('viewer_node', args.viewer_proc)] if args.viewer_proc
                                 else []))
@@ -628,7 +640,7 @@ def main(argv: list[str] | None = None) -> int:
     print('run_demo: received %d /joint_states and %d ~/gravity_torques messages'
           % (monitor.received, monitor.gravity_received))
     if scenario is not None and scenario.controller_node:
-        print('run_demo: story: %s' % story_line(monitor, scenario, log_dir))
+        print('run_demo: story: %s' % story_line(monitor, scenario, log_dir, stopped))
     title = '%s: %s\n%s' % (model.name, 'gravity compensation on'  # two lines: fits the width
                             if 'gravity_compensation' in started else
                             'no gravity compensation', 'simulator_node + ' + ', '.join(

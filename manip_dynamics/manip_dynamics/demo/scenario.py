@@ -142,8 +142,7 @@ class DemoScenario:
         self.move_pushed = False
         self.resume_at: float | None = None
         self.errors: list[tuple[float, float]] = []   # t, max |q_d - q| of the controller
-        self.detections: list[float] = []   # contact flag after the push began [s]
-        self.flagged_push = -math.inf       # start of the last push that was flagged
+        self.contact_stamps: list[float] = []   # stamps of contact messages with the flag
         self.resumes = 0
         self.resume_attempts = 0
         # pushes at hold: [push end, time back within HOLD_TOLERANCE (None: not yet)]
@@ -250,12 +249,12 @@ class DemoScenario:
         with self.lock:
             if t < self.t_contact - 1e-9:  # the simulator was reset: a new story
                 self.false_contacts = 0
+                self.contact_stamps.clear()
             self.t_contact = t
-            if msg.contact and self.push_window and 0.0 <= t - self.push_window[-1][0] < 1.0 \
-                    and self.flagged_push != self.push_window[-1][0]:
-                # the first flag of each push: one detection per push
-                self.flagged_push = self.push_window[-1][0]
-                self.detections.append(t - self.push_window[-1][0])
+            if msg.contact and self.story_started:
+                # every flagged stamp: a push's detection is the first one after its start,
+                # whenever the simulator's answer with the push's times arrives
+                self.contact_stamps.append(t)
             self.contact = bool(msg.contact)
             self.strongest = msg.strongest_joint
             # a contact flag with no push (the flag decays within 0.2 s after one)
@@ -354,7 +353,7 @@ class DemoScenario:
                 self.push_window.clear()
                 self.samples.clear()
                 self.hold_returns.clear()
-                self.detections.clear()
+                self.contact_stamps.clear()
             self.pushed = False
         self.t_last = t
         if self.q_home is None:
@@ -435,6 +434,16 @@ class DemoScenario:
         future.add_done_callback(done)
 
     # ------------------------------------------------------------------ display
+    def detections(self, pushes: list[tuple[float, float]]) -> list[float]:
+        """Return, per push flagged within 1 s of its start, the delay of the flag [s]."""
+        stamps = np.array(self.contact_stamps)
+        delays = []
+        for start, _ in pushes:
+            after = stamps[(stamps >= start) & (stamps < start + 1.0)]
+            if after.size:
+                delays.append(float(after.min() - start))
+        return delays
+
     def figures(self, t_end: float) -> dict[str, Any]:
         """
         Return the story's figures up to simulated time ``t_end`` (issue 27's checks).
@@ -443,17 +452,21 @@ class DemoScenario:
         the contact flag; ``latency_ms``: each detection's delay; ``hold_returns``: for
         each push at hold whose return window closed, the time back within
         :data:`HOLD_TOLERANCE` after its end [s] (None: not back within
-        :data:`HOLD_RETURN`); ``resumes`` and ``resume_attempts``; ``false_contacts``.
+        :data:`HOLD_RETURN`); ``resumes`` and ``resume_attempts``; ``false_contacts``: contact
+        messages with the flag outside every push (to 0.2 s after its end), judged here, so
+        that a push whose times arrived late is not taken for no push.
         """
         with self.lock:
             pushes = [w for w in self.push_window if w[1] <= t_end - 0.3]
             returns = [None if back is None or back - end > HOLD_RETURN else back - end
                        for end, back, _ in self.hold_returns if end + HOLD_RETURN <= t_end]
-            return {'pushes': len(pushes), 'flagged': min(len(self.detections), len(pushes)),
-                    'latency_ms': [1e3 * d for d in self.detections],
+            latency = self.detections(pushes)
+            return {'pushes': len(pushes), 'flagged': len(latency),
+                    'latency_ms': [1e3 * d for d in latency],
                     'hold_returns': returns, 'resumes': self.resumes,
                     'resume_attempts': self.resume_attempts,
-                    'false_contacts': self.false_contacts}
+                    'false_contacts': sum(1 for t in self.contact_stamps if not any(
+                        a <= t < b + 0.2 for a, b in self.push_window))}
 
     def status(self) -> str:
         """Return the scenario's part of the status line."""
@@ -497,7 +510,7 @@ class DemoScenario:
         if self.controller_node:
             with self.lock:
                 errors = list(self.errors)
-                detections = list(self.detections)
+                detections = self.detections(list(self.push_window))
             if errors:
                 twin = ax.twinx()
                 te = np.array(errors)

@@ -21,7 +21,8 @@ t = 0 is reached from the current pose; a trajectory without timing, every
 ``time_from_start`` zero, is retimed within the URDF velocity and effort limits and the
 ``acceleration_limits`` parameter); publishes one effort command
 (std_msgs/Float64MultiArray, ``/<controller_name>/commands``, ``command_joints`` order) per
-received joint state. The control law is the library's
+received joint state, the trajectory clocked by the joint states' stamps (the time each
+sample was taken). The control law is the library's
 (:class:`manip_dynamics.control.ComputedTorqueController`, or ``law: impedance``).
 
 Safety as gravity_compensation_node has it: glitched joint_states are rejected by the
@@ -150,6 +151,9 @@ class TrajectoryControllerNode(GuardedNode):
         self._stopped = False
         self._holding_glitch = False
         self._stamp = -1.0
+        # the trajectory clock: the stamp of the last good joint state [s] (its receive time
+        # on the monotonic clock when unstamped)
+        self._clock = 0.0
         self.commands_topic = '/%s/commands' % self.controller_name.strip('/')
         self.commands_pub = self.create_publisher(Float64MultiArray, self.commands_topic,
                                                   COMMANDS_QOS)
@@ -357,7 +361,10 @@ class TrajectoryControllerNode(GuardedNode):
                 self.get_logger().info('joint_states time went back (a simulator reset?): '
                                        'trajectory dropped, holding the new pose')
             self._stamp = stamp
-            command = controller.update(now, q, qd)
+            # the trajectory runs on the hardware's clock: the time the sample was taken, not
+            # when it was processed (a simulator in lockstep runs slower than the wall clock)
+            self._clock = stamp if stamp > 0.0 else now
+            command = controller.update(self._clock, q, qd)
         if self._goal is not None:
             self._goal_step(command, q)
         if command.event == 'finished':
@@ -394,7 +401,9 @@ class TrajectoryControllerNode(GuardedNode):
             return
         with self._lock:
             if verdict.hold and not self._holding_glitch:
-                command = self._controller.update(now, self._q, self._qd).tau[self._index]
+                # the law on the last good state, its clock standing still meanwhile
+                command = self._controller.update(self._clock, self._q,
+                                                  self._qd).tau[self._index]
             else:
                 if not self._holding_glitch:
                     self._holding_glitch = True
@@ -445,7 +454,7 @@ class TrajectoryControllerNode(GuardedNode):
             raise InputError('no joint_states yet: the current pose is unknown')
         traj, how = self._trajectory(model, msg, q)
         with self._lock:
-            controller.set_trajectory(traj, time.monotonic(), self._q)
+            controller.set_trajectory(traj, self._clock, self._q)
         text = '%s trajectory of %d points, %.3f s' % (how, len(msg.points), traj.duration)
         self.get_logger().info('following a %s' % text)
         return text
@@ -518,7 +527,7 @@ class TrajectoryControllerNode(GuardedNode):
             if self._controller is None or self._q is None:
                 raise InputError(NO_MODEL_MESSAGE)
             with self._lock:
-                response.message = self._controller.resume(time.monotonic(), self._q)
+                response.message = self._controller.resume(self._clock, self._q)
             response.success = True
             self.get_logger().info('resume: %s' % response.message)
         except ValueError as error:
