@@ -153,7 +153,7 @@ class TrajectoryControllerNode(GuardedNode):
         self._stamp = -1.0
         # the trajectory clock: the stamp of the last good joint state [s] (its receive time
         # on the monotonic clock when unstamped)
-        self._clock = 0.0
+        self._trajectory_time = 0.0
         self.commands_topic = '/%s/commands' % self.controller_name.strip('/')
         self.commands_pub = self.create_publisher(Float64MultiArray, self.commands_topic,
                                                   COMMANDS_QOS)
@@ -363,8 +363,8 @@ class TrajectoryControllerNode(GuardedNode):
             self._stamp = stamp
             # the trajectory runs on the hardware's clock: the time the sample was taken, not
             # when it was processed (a simulator in lockstep runs slower than the wall clock)
-            self._clock = stamp if stamp > 0.0 else now
-            command = controller.update(self._clock, q, qd)
+            self._trajectory_time = stamp if stamp > 0.0 else now
+            command = controller.update(self._trajectory_time, q, qd)
         if self._goal is not None:
             self._goal_step(command, q)
         if command.event == 'finished':
@@ -402,7 +402,7 @@ class TrajectoryControllerNode(GuardedNode):
         with self._lock:
             if verdict.hold and not self._holding_glitch:
                 # the law on the last good state, its clock standing still meanwhile
-                command = self._controller.update(self._clock, self._q,
+                command = self._controller.update(self._trajectory_time, self._q,
                                                   self._qd).tau[self._index]
             else:
                 if not self._holding_glitch:
@@ -454,7 +454,7 @@ class TrajectoryControllerNode(GuardedNode):
             raise InputError('no joint_states yet: the current pose is unknown')
         traj, how = self._trajectory(model, msg, q)
         with self._lock:
-            controller.set_trajectory(traj, self._clock, self._q)
+            controller.set_trajectory(traj, self._trajectory_time, self._q)
         text = '%s trajectory of %d points, %.3f s' % (how, len(msg.points), traj.duration)
         self.get_logger().info('following a %s' % text)
         return text
@@ -527,7 +527,7 @@ class TrajectoryControllerNode(GuardedNode):
             if self._controller is None or self._q is None:
                 raise InputError(NO_MODEL_MESSAGE)
             with self._lock:
-                response.message = self._controller.resume(self._clock, self._q)
+                response.message = self._controller.resume(self._trajectory_time, self._q)
             response.success = True
             self.get_logger().info('resume: %s' % response.message)
         except ValueError as error:

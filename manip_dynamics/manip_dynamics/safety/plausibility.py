@@ -429,7 +429,10 @@ class JointStateGate:
         why = self.inconsistency(good, sample)
         if not why:
             for suspect in self._pending:
-                if self._outlier(good, suspect, sample):
+                # a glitch contradicts both sides; one the next sample agrees with is on
+                # the path (a bounce faster than the samples)
+                contradicted = self.inconsistency(suspect, sample)
+                if contradicted and self._outlier(good, suspect, sample):
                     self.rejected['inconsistent'] += 1   # the odd one out: a glitch
             self._chain, self._pending = [], []
             return self._accept(now, sample)

@@ -130,7 +130,12 @@ def test_property_pushes_up_to_the_push_limit_are_never_rejected(arms, arm, ever
     hypothesis.assume(np.max(np.abs(push_joint_torques(model, q0, link, direction))) > 1e-3)
     fraction = data.draw(st.floats(0.05, 0.999), label='fraction of the push limit')
     duration = data.draw(st.floats(0.1, 1.5), label='duration')
-    controlled = data.draw(st.booleans(), label='held by computed torque')
+    # At 250 Hz only arms held by the controller: a free arm bouncing between its stops
+    # under a torque push, sampled every 4 ms, gave one sample counted as a glitch and a
+    # 40 ms hold (hypothesis found it: cobot7, link 3, 0.72 of the limit); it is never used
+    # either way, but it is not "never rejected" (docs/ROS_API.md says so).
+    controlled = data.draw(st.booleans(), label='held by computed torque') if every == 1 \
+        else True
     wrench = largest_push(model, q0, link, direction, fraction)
     assert not push_beyond_effort_limits(model, q0, {link: wrench})
     samples = run(model, q0, wrench=wrench, link=link, duration=duration,
