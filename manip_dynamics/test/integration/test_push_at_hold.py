@@ -33,12 +33,11 @@ import time
 import numpy as np
 import pytest
 from ros_test_support import (call_service, read_log, require_interfaces, require_rclpy,
-                              STARTUP_TIMEOUT, wait_until)
+                              spun_node, STARTUP_TIMEOUT, wait_until)
 
 rclpy = require_rclpy()
 require_interfaces()
 
-from rclpy.executors import SingleThreadedExecutor  # noqa: E402, I100
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 
@@ -63,8 +62,8 @@ TROUBLE = ('implausible joint_states', 'stopped gravity compensation', 's old (t
 class Watch:
     """The test's node: joint states, both nodes' commands and the contact flag."""
 
-    def __init__(self) -> None:
-        self.node = rclpy.create_node('push_at_hold_probe')
+    def __init__(self, node) -> None:
+        self.node = node
         self.lock = threading.Lock()
         self.states: list = []
         self.commands: dict[str, list] = {'trajectory_controller': [],
@@ -78,10 +77,6 @@ class Watch:
                 lambda msg, name=name: self._command(name, msg), 100)
         self.node.create_subscription(Contact, '/external_torque_observer/contact',
                                       self._contact, 100)
-        self.executor = SingleThreadedExecutor()
-        self.executor.add_node(self.node)
-        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
-        self.thread.start()
 
     def _state(self, msg) -> None:
         with self.lock:
@@ -106,71 +101,66 @@ def test_the_largest_push_at_hold_never_stops_a_node_nor_drops_the_arm():
     model = RobotModel.from_urdf_string(xml)
     q0 = default_initial_positions(model, xml)
     common = {'robot_description': xml}
-    rclpy.init()
     procs = {}
-    watch = None
-    try:
-        watch = Watch()
-        procs['simulator'] = start_node('simulator_node', 'simulator', {
-            **common, 'lockstep': True, 'command_timeout': TIMEOUT})
-        procs['trajectory_controller'] = start_node('trajectory_controller',
-                                                    'trajectory_controller',
-                                                    {**common, 'timeout': TIMEOUT})
-        procs['gravity_compensation'] = start_node('gravity_compensation_node',
-                                                   'gravity_compensation', {
-                                                       **common, 'ramp_time': 0.0,
-                                                       'timeout': TIMEOUT,
-                                                       'controller_name':
-                                                           'gravity_compensation'})
-        procs['external_torque_observer'] = start_node('external_torque_observer',
-                                                       'external_torque_observer', common)
-        wait_until(lambda: 'brakes released' in read_log(procs['simulator'])
-                   and watch.contacts, STARTUP_TIMEOUT,
-                   'the controller did not take the arm, or the observer is silent')
-        time.sleep(1.0)   # held: the arm at rest at its hold pose
-        t_hold, q_hold = watch.last_state()
-        assert np.max(np.abs(q_hold - q0)) < 5e-3
-        # 99 % of the push limit, along the root's y axis, at the hold pose
-        rot = model.link_transform(q_hold, 'tool0')[:3, :3]
-        unit = wrench_in_axes(np.array([0.0, 1.0, 0.0, 0.0, 0.0, 0.0]), rot)
-        force = 0.99 / np.max(np.abs(push_joint_torques(model, q_hold, 'tool0', unit))
-                              / model.effort_limits)
-        assert force > 50.0   # a hard push: three times and more the story's 15 N
-        request = ApplyWrench.Request(link='tool0', frame='world', duration=1.0)
-        request.wrench.force.y = float(force)
-        wall = time.monotonic()
-        answer = call_service(watch.node, ApplyWrench, '/simulator/apply_wrench', request,
-                              10.0)
-        assert answer.success, answer.message
-        end = answer.end_time
-        wait_until(lambda: watch.last_state()[0] >= end + 1.5, 60.0,
-                   'simulated time did not pass the push')
-        with watch.lock:
-            states = [(t, q) for t, q in watch.states if answer.start_time <= t]
-            commands = {name: [(w, c) for w, c in values if w >= wall]
-                        for name, values in watch.commands.items()}
-            flagged = [t for t, c in watch.contacts if c and answer.start_time <= t <= end]
-        moved = max(np.max(np.abs(q - q_hold)) for _, q in states)
-        assert moved > 0.02, 'the push hardly moved the arm (%.4f rad)' % moved
-        back = [t for t, q in states if t >= end and np.max(np.abs(q - q_hold)) <= 5e-3]
-        assert back and back[0] - end <= 1.0, 'not back at the hold pose 1 s after the push'
-        assert all(np.max(np.abs(q - q_hold)) <= 5e-3 for t, q in states
-                   if t >= back[0] + 0.2), 'it left the hold pose again'
-        for name, values in commands.items():
-            walls = np.array([w for w, _ in values])
-            assert len(walls) > 50, '%s stopped commanding' % name
-            assert np.max(np.diff(walls)) < TIMEOUT, '%s paused %.3f s' % (
-                name, np.max(np.diff(walls)))
-            assert all(np.any(c) for _, c in values), '%s sent a zero command' % name
-        assert flagged, 'the observer did not flag the push'
-        for name, proc in procs.items():
-            log = read_log(proc)
-            bad = [line for line in log.splitlines() if any(w in line for w in TROUBLE)]
-            assert not bad, '%s: %s' % (name, bad[:3])
-    finally:
-        for proc in procs.values():
-            stop_node(proc)
-        if watch is not None:
-            watch.executor.shutdown()
-            watch.node.destroy_node()
-        rclpy.try_shutdown()
+    with spun_node('push_at_hold_probe') as probe:
+        watch = Watch(probe)
+        try:
+            procs['simulator'] = start_node('simulator_node', 'simulator', {
+                **common, 'lockstep': True, 'command_timeout': TIMEOUT})
+            procs['trajectory_controller'] = start_node('trajectory_controller',
+                                                        'trajectory_controller',
+                                                        {**common, 'timeout': TIMEOUT})
+            procs['gravity_compensation'] = start_node('gravity_compensation_node',
+                                                       'gravity_compensation', {
+                                                           **common, 'ramp_time': 0.0,
+                                                           'timeout': TIMEOUT,
+                                                           'controller_name':
+                                                               'gravity_compensation'})
+            procs['external_torque_observer'] = start_node('external_torque_observer',
+                                                           'external_torque_observer', common)
+            wait_until(lambda: 'brakes released' in read_log(procs['simulator'])
+                       and watch.contacts, STARTUP_TIMEOUT,
+                       'the controller did not take the arm, or the observer is silent')
+            time.sleep(1.0)   # held: the arm at rest at its hold pose
+            t_hold, q_hold = watch.last_state()
+            assert np.max(np.abs(q_hold - q0)) < 5e-3
+            # 99 % of the push limit, along the root's y axis, at the hold pose
+            rot = model.link_transform(q_hold, 'tool0')[:3, :3]
+            unit = wrench_in_axes(np.array([0.0, 1.0, 0.0, 0.0, 0.0, 0.0]), rot)
+            force = 0.99 / np.max(np.abs(push_joint_torques(model, q_hold, 'tool0', unit))
+                                  / model.effort_limits)
+            assert force > 50.0   # a hard push: three times and more the story's 15 N
+            request = ApplyWrench.Request(link='tool0', frame='world', duration=1.0)
+            request.wrench.force.y = float(force)
+            wall = time.monotonic()
+            answer = call_service(watch.node, ApplyWrench, '/simulator/apply_wrench', request,
+                                  10.0)
+            assert answer.success, answer.message
+            end = answer.end_time
+            wait_until(lambda: watch.last_state()[0] >= end + 1.5, 60.0,
+                       'simulated time did not pass the push')
+            with watch.lock:
+                states = [(t, q) for t, q in watch.states if answer.start_time <= t]
+                commands = {name: [(w, c) for w, c in values if w >= wall]
+                            for name, values in watch.commands.items()}
+                flagged = [t for t, c in watch.contacts if c and answer.start_time <= t <= end]
+            moved = max(np.max(np.abs(q - q_hold)) for _, q in states)
+            assert moved > 0.02, 'the push hardly moved the arm (%.4f rad)' % moved
+            back = [t for t, q in states if t >= end and np.max(np.abs(q - q_hold)) <= 5e-3]
+            assert back and back[0] - end <= 1.0, 'not back at the hold pose 1 s after the push'
+            assert all(np.max(np.abs(q - q_hold)) <= 5e-3 for t, q in states
+                       if t >= back[0] + 0.2), 'it left the hold pose again'
+            for name, values in commands.items():
+                walls = np.array([w for w, _ in values])
+                assert len(walls) > 50, '%s stopped commanding' % name
+                assert np.max(np.diff(walls)) < TIMEOUT, '%s paused %.3f s' % (
+                    name, np.max(np.diff(walls)))
+                assert all(np.any(c) for _, c in values), '%s sent a zero command' % name
+            assert flagged, 'the observer did not flag the push'
+            for name, proc in procs.items():
+                log = read_log(proc)
+                bad = [line for line in log.splitlines() if any(w in line for w in TROUBLE)]
+                assert not bad, '%s: %s' % (name, bad[:3])
+        finally:
+            for proc in procs.values():
+                stop_node(proc)
