@@ -47,6 +47,7 @@ from manip_dynamics.errors import InputError
 from manip_dynamics.safety.plausibility import (
     bounded_friction, JointStateGate, missing_effort_limits)
 from manip_dynamics.safety.ranges import check_range, Range
+from manip_dynamics.safety.staleness import StaleInputWatchdog
 
 FloatArray = NDArray[np.float64]
 
@@ -90,7 +91,7 @@ class GravityCompensator:
     def __init__(self, model, index: list[int], *, effort_limits: ArrayLike | None = None,
                  effort_scale: float = 1.0, ramp_time: float = 2.0, timeout: float = 0.1,
                  include_friction: bool = False, gate: JointStateGate | None = None,
-                 stale_action: str = 'hold') -> None:
+                 stale_action: str = 'hold', watchdog_period: float | None = None) -> None:
         """
         Set up for one model and one command-joint order.
 
@@ -105,6 +106,8 @@ class GravityCompensator:
         :param gate: The plausibility gate; default one with its default settings.
         :param stale_action: On stale input, ``'hold'`` (gravity at the last good pose) or
             ``'zero'`` (see :data:`STALE_ACTIONS`).
+        :param watchdog_period: How often the caller calls :meth:`watchdog` [s]; default
+            ``timeout / 4``.
         :raises InputError: A setting out of range, effort limits of the wrong length or not
             positive, a command joint without any effort limit, an unknown stale_action.
         """
@@ -117,6 +120,8 @@ class GravityCompensator:
         self.effort_scale = check_range('effort_scale', effort_scale, EFFORT_SCALE_RANGE)
         self.ramp_time = check_range('ramp_time', ramp_time, RAMP_TIME_RANGE, 's')
         self.timeout = check_range('timeout', timeout, TIMEOUT_RANGE, 's')
+        self._watchdog = StaleInputWatchdog(
+            self.timeout, self.timeout / 4.0 if watchdog_period is None else watchdog_period)
         self.include_friction = bool(include_friction)
         self.gate = gate if gate is not None else JointStateGate(model)
         if self.gate.hold_time > self.timeout:
@@ -237,18 +242,18 @@ class GravityCompensator:
         Check the age of the last sample received (good or not); act once when stale.
 
         A stream of samples the gate does not use is not stale input (the update answers
-        it). With no sample for longer than ``timeout``: ``stale_action`` ``'zero'`` sends
-        one zero command, ``'hold'`` the hold command once; then nothing until samples
-        come back.
+        it). A tick after the caller itself slept gives no verdict
+        (:class:`~manip_dynamics.safety.staleness.StaleInputWatchdog`). With no sample for
+        longer than ``timeout``: ``stale_action`` ``'zero'`` sends one zero command,
+        ``'hold'`` the hold command once; then nothing until samples come back.
 
         :param now: The current time [s], on the clock of :meth:`update`.
         :return: A :class:`Step` with that command when it stops now, else no command.
         """
-        last = self.gate.last_seen_time
-        if not self._active or last is None:
+        age = self._watchdog.stale_age(now, self.gate.last_seen_time)
+        if not self._active:
             return Step(None)
-        age = now - last
-        if age > self.timeout:
+        if age is not None:
             if self.stale_action == 'zero':
                 return self._stop('stopped_stale', 'joint_states are %.3f s old (timeout %g '
                                   's): sent one zero command' % (age, self.timeout))

@@ -318,13 +318,17 @@ def story_line(monitor: Monitor, scenario, log_dir: str, stopped: float) -> str:
         with open(os.path.join(log_dir, name), errors='replace') as log:
             trouble += sum(1 for line in log if any(word in line for word in TROUBLE)
                            and logged_before(line, stopped))
-    return ('pushes %d, flagged %d (latency p50 %s ms, max %s ms) | rejected samples %d | '
+    release = sorted(f['release_ms'])
+    return ('pushes %d, flagged %d (latency p50 %s ms, max %s ms; down p50 %s ms, max %s ms '
+            'after the push) | rejected samples %d | '
             'back within %g mrad of the hold pose %d/%d (worst %s s) | resumed %d/%d | false '
             'contacts %d | zero-torque samples %d | overspeed samples %d | trouble log lines '
             '%d' % (
                 f['pushes'], f['flagged'],
                 '%.0f' % latency[len(latency) // 2] if latency else '-',
-                '%.0f' % latency[-1] if latency else '-', rejected,
+                '%.0f' % latency[-1] if latency else '-',
+                '%.0f' % release[len(release) // 2] if release else '-',
+                '%.0f' % release[-1] if release else '-', rejected,
                 1e3 * HOLD_TOLERANCE, sum(r is not None for r in returns), len(returns),
                 '%.2f' % max(r for r in returns if r is not None) if any(
                     r is not None for r in returns) else '-',

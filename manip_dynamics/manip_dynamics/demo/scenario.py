@@ -55,6 +55,9 @@ RESUME_AFTER = 0.6      # [s] after that push ends: ~/resume
 #: HOLD_RETURN s of the push's end (issue 27) [rad, s].
 HOLD_TOLERANCE = 0.005
 HOLD_RETURN = 1.0
+#: A contact flag raised later than this after a push's end is a false contact [s]; one
+#: raised by the push stays the same detection until it goes down (its release is reported).
+RAISE_AFTER = 0.2
 PUSH_AT = 2.0
 PUSH_FORCE = 15.0       # [N] along the root frame's y axis
 PUSH_DURATION = 1.0     # [s]
@@ -128,7 +131,7 @@ class DemoScenario:
         self.strongest = ''
         self.estimate = np.zeros(6)
         self.samples: list[tuple[float, float, float, bool]] = []  # t, applied, estimated, c
-        self.false_contacts = 0  # contact messages flagged with no push
+        self.false_contacts = 0  # contact flags raised with no push
         self.t_contact = -math.inf
         # no push before run_demo's start-up reset (start_story): when the controller's
         # first answers came late, the push of a story that the reset then cut short left
@@ -143,6 +146,8 @@ class DemoScenario:
         self.resume_at: float | None = None
         self.errors: list[tuple[float, float]] = []   # t, max |q_d - q| of the controller
         self.contact_stamps: list[float] = []   # stamps of contact messages with the flag
+        self.contact_rises: list[float] = []    # stamps where the flag went up
+        self.contact_falls: list[float] = []    # stamps where the flag went down
         self.resumes = 0
         self.resume_attempts = 0
         # pushes at hold: [push end, time back within HOLD_TOLERANCE (None: not yet)]
@@ -250,16 +255,25 @@ class DemoScenario:
             if t < self.t_contact - 1e-9:  # the simulator was reset: a new story
                 self.false_contacts = 0
                 self.contact_stamps.clear()
+                self.contact_rises.clear()
+                self.contact_falls.clear()
             self.t_contact = t
-            if msg.contact and self.story_started:
-                # every flagged stamp: a push's detection is the first one after its start,
-                # whenever the simulator's answer with the push's times arrives
-                self.contact_stamps.append(t)
+            rose = bool(msg.contact) and not self.contact
+            if self.story_started:
+                if msg.contact:
+                    # every flagged stamp: a push's detection is the first one after its
+                    # start, whenever the simulator's answer with the push's times arrives
+                    self.contact_stamps.append(t)
+                if rose:
+                    self.contact_rises.append(t)
+                elif self.contact and not msg.contact:
+                    self.contact_falls.append(t)
             self.contact = bool(msg.contact)
             self.strongest = msg.strongest_joint
-            # a contact flag with no push (the flag decays within 0.2 s after one)
-            if (self.contact and self.applied_force(t) == 0.0
-                    and self.applied_force(t - 0.2) == 0.0):
+            # a flag raised with no push (or within RAISE_AFTER of one's end) is false;
+            # a flag raised by a push and still up after its end is the same detection
+            if (rose and self.applied_force(t) == 0.0
+                    and self.applied_force(t - RAISE_AFTER) == 0.0):
                 self.false_contacts += 1
 
     def wrench_callback(self, msg) -> None:
@@ -354,6 +368,8 @@ class DemoScenario:
                 self.samples.clear()
                 self.hold_returns.clear()
                 self.contact_stamps.clear()
+                self.contact_rises.clear()
+                self.contact_falls.clear()
             self.pushed = False
         self.t_last = t
         if self.q_home is None:
@@ -465,8 +481,19 @@ class DemoScenario:
                     'latency_ms': [1e3 * d for d in latency],
                     'hold_returns': returns, 'resumes': self.resumes,
                     'resume_attempts': self.resume_attempts,
-                    'false_contacts': sum(1 for t in self.contact_stamps if not any(
-                        a <= t < b + 0.2 for a, b in self.push_window))}
+                    'false_contacts': sum(1 for t in self.contact_rises if not any(
+                        a <= t < b + RAISE_AFTER for a, b in self.push_window)),
+                    'release_ms': self.releases(pushes)}
+
+    def releases(self, pushes: list[tuple[float, float]]) -> list[float]:
+        """Return, per push whose flag went down within 1 s of its end, that delay [ms]."""
+        falls = np.array(self.contact_falls)
+        delays = []
+        for _, end in pushes:
+            after = falls[(falls >= end) & (falls < end + 1.0)]
+            if after.size:
+                delays.append(1e3 * float(after.min() - end))
+        return delays
 
     def status(self) -> str:
         """Return the scenario's part of the status line."""

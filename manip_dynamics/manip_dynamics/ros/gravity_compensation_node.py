@@ -190,7 +190,8 @@ class GravityCompensationNode(GuardedNode):
             model, index, effort_limits=self.effort_limits or None,
             effort_scale=self.effort_scale, ramp_time=self.ramp_time, timeout=self.timeout,
             include_friction=self.include_friction,
-            gate=self.gate_parameters.gate(model), stale_action=self.stale_action)
+            gate=self.gate_parameters.gate(model), stale_action=self.stale_action,
+            watchdog_period=1.0 / self.watchdog_rate)
         with self._lock:
             old = self._plan
             if old is not None and old.compensator.active:

@@ -78,6 +78,7 @@ from manip_dynamics.ros.robot_description import (
     param_string, param_strings, report_startup_error, RobotDescriptionSource,
     STARTUP_ERRORS, StartupError)
 from manip_dynamics.safety.ranges import Range
+from manip_dynamics.safety.staleness import StaleInputWatchdog
 
 #: Default node name.
 NODE_NAME = 'trajectory_controller'
@@ -167,7 +168,9 @@ class TrajectoryControllerNode(GuardedNode):
         self.create_subscription(JointTrajectory, '~/joint_trajectory',
                                  self.trajectory_callback, 10, callback_group=group)
         self.create_service(Trigger, '~/resume', self.resume_callback, callback_group=group)
-        self.create_timer(max(0.01, self.timeout / 4), self.watchdog_callback,
+        period = max(0.01, self.timeout / 4)
+        self._watchdog = StaleInputWatchdog(self.timeout, period)
+        self.create_timer(period, self.watchdog_callback,
                           callback_group=group)
         self.contact_topic = ''
         if self.observer_namespace.strip('/'):
@@ -417,11 +420,10 @@ class TrajectoryControllerNode(GuardedNode):
     def watchdog_callback(self) -> None:
         """No joint_states at all for ``timeout``: one stale_action command, then nothing."""
         gate = self._gate
-        if self._controller is None or gate is None or gate.last_seen_time is None or \
-                self._stopped or self._q is None:
+        if self._controller is None or gate is None:
             return
-        age = time.monotonic() - gate.last_seen_time
-        if age > self.timeout:
+        age = self._watchdog.stale_age(time.monotonic(), gate.last_seen_time)
+        if age is not None and not self._stopped and self._q is not None:
             with self._lock:
                 self._stopped = True
                 self._controller.hold(self._q)
