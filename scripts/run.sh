@@ -17,6 +17,11 @@ args=()
 if [[ -n "${DURATION:-}" ]]; then
   args+=(--duration "${DURATION}")
 fi
+# extra demo options, e.g. DEMO_ARGS="--standin --jitter 0.3" (scripts/demo_runs.sh)
+if [[ -n "${DEMO_ARGS:-}" ]]; then
+  read -r -a extra <<< "${DEMO_ARGS}"
+  args+=("${extra[@]}")
+fi
 echo "run: python -m ${demo} ${args[*]:-}"
 cd "${MD_ROOT}"
 exec python -m "${demo}" "${args[@]}" "$@"

@@ -77,7 +77,8 @@ SPAWNER_TIMEOUT = '60'
 #: Ramp-in of the compensation on hardware other than the simulator [s]: a real arm's
 #: brakes may release before the first command (gravity_compensation.yaml's default).
 REAL_ARM_RAMP = 2.0
-#: With ``observer_effort_source:=commands`` (the default) the observer pairs a joint state
+#: With ``observer_effort_source:=commands`` (hardware without an effort state interface; the
+#: default is ``joint_states``: the hardware's own effort state) the observer pairs a joint state
 #: with the command sent this many controller_manager update cycles before it: the effort
 #: controller writes a command at the next update, the hardware sends it, and the state
 #: showing its effect is read an update later. Measured with the simulator behind
@@ -233,10 +234,13 @@ def generate_launch_description() -> LaunchDescription:
                                           'compensation'),
         DeclareLaunchArgument('observer', default_value='true',
                               description='Start external_torque_observer (contact flag)'),
-        DeclareLaunchArgument('observer_effort_source', default_value='commands',
-                              description='Applied torque of the observer: commands (the '
-                                          "effort controller's input) or joint_states (the "
-                                          'effort state interface)'),
+        DeclareLaunchArgument('observer_effort_source', default_value='joint_states',
+                              description='Applied torque of the observer: joint_states '
+                                          '(the effort state interface: the torque the '
+                                          'hardware applied or measured, paired with the '
+                                          'state it belongs to) or commands (the effort '
+                                          "controller's input, for hardware without an "
+                                          'effort state)'),
         DeclareLaunchArgument('observer_command_delay', default_value='',
                               description='Observer command_delay [s]; empty = %g update '
                                           'cycles' % COMMAND_DELAY_CYCLES),

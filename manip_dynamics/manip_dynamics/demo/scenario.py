@@ -41,6 +41,7 @@ draws the applied and estimated force and the contact flag under the joint posit
 """
 
 import math
+import os
 import threading
 from typing import Any
 
@@ -69,14 +70,24 @@ MOVE_BY = np.array([0.6, 0.3, -0.4, 0.5, 0.6, -0.4, 0.8])  # [rad] (first joints
 STIFFNESS = 36.0        # Kp [1/s^2]
 DAMPING = 12.0          # Kd [1/s]
 
-#: Parameters of trajectory_controller in the demo: a computed-torque law, 20 rad/s and
-#: critically damped. Stiffer than the hold above: at 6 rad/s the joints' Coulomb friction
-#: (not compensated at rest) held the wrist up to 0.4 rad away after a push.
-CONTROLLER_PARAMS = {'kp': [400.0], 'kd': [40.0], 'reaction': 'hold',
-                     'max_tracking_error': 0.5, 'start_tolerance': 0.1}
 
-#: Parameters of external_torque_observer in the demo.
-OBSERVER_PARAMS = {'gain': 25.0, 'threshold': 1.5, 'hysteresis': 0.5, 'wrench_frame': 'world'}
+def story_parameters(node: str) -> dict[str, Any]:
+    """
+    Return the parameters of ``node`` (trajectory_controller, external_torque_observer) from
+    config/story.yaml, the file the launch files give those nodes too (issue 28).
+
+    Read from the package's share directory (after ``make build``), else from the source
+    tree beside this package.
+    """
+    import yaml
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.path.join(here, 'config', 'story.yaml')
+    if not os.path.isfile(path):
+        from ament_index_python.packages import get_package_share_directory
+        path = os.path.join(get_package_share_directory('manip_dynamics'), 'config',
+                            'story.yaml')
+    with open(path, encoding='utf-8') as stream:
+        return dict(yaml.safe_load(stream)[node]['ros__parameters'])
 
 
 def quintic(t: float, duration: float) -> tuple[float, float, float]:
@@ -137,6 +148,7 @@ class DemoScenario:
         # first answers came late, the push of a story that the reset then cut short left
         # its contact flag in the new story
         self.story_started = False
+        self.t_story = -math.inf   # contact flags count from this simulated time [s]
         self._Float64MultiArray = Float64MultiArray
         self._ApplyWrench = ApplyWrench
         self.controller_node = controller_node
@@ -236,10 +248,18 @@ class DemoScenario:
         if values.shape == (self.model.dof,) and np.all(np.isfinite(values)):
             self.gravity = values
 
-    def start_story(self) -> None:
-        """Allow the pushes: the simulator was reset with the controller engaged."""
+    def start_story(self, t_from: float = -math.inf) -> None:
+        """
+        Allow the pushes: the simulator was reset with the controller engaged.
+
+        :param t_from: Simulated time from which contact flags count [s]: the observer was
+            restarted after the start-up reset (whose braked first step is an external
+            torque to it); flags of samples before its restart had settled are not the
+            story's.
+        """
         with self.lock:
             self.false_contacts = 0  # the story starts now: count from here
+            self.t_story = t_from
         self.story_started = True
 
     def contact_callback(self, msg) -> None:
@@ -259,7 +279,7 @@ class DemoScenario:
                 self.contact_falls.clear()
             self.t_contact = t
             rose = bool(msg.contact) and not self.contact
-            if self.story_started:
+            if self.story_started and t >= self.t_story:
                 if msg.contact:
                     # every flagged stamp: a push's detection is the first one after its
                     # start, whenever the simulator's answer with the push's times arrives
@@ -272,7 +292,7 @@ class DemoScenario:
             self.strongest = msg.strongest_joint
             # a flag raised with no push (or within RAISE_AFTER of one's end) is false;
             # a flag raised by a push and still up after its end is the same detection
-            if (rose and self.applied_force(t) == 0.0
+            if (rose and t >= self.t_story and self.applied_force(t) == 0.0
                     and self.applied_force(t - RAISE_AFTER) == 0.0):
                 self.false_contacts += 1
 

@@ -105,7 +105,7 @@ class MomentumObserver:
     """
 
     def __init__(self, model, gains: ArrayLike | float, *, include_friction: bool = True,
-                 include_armature: bool = False, max_step: float = DEFAULT_MAX_STEP) -> None:
+                 include_armature: bool = True, max_step: float = DEFAULT_MAX_STEP) -> None:
         """
         Set up an observer; it starts at the first :meth:`update`.
 
@@ -114,7 +114,9 @@ class MomentumObserver:
         :param gains: K, one value or one per joint [1/s]; the residual's time constant is
             ``1 / k`` [s].
         :param include_friction: Subtract the model's viscous + Coulomb friction F(qd).
-        :param include_armature: Add the model's rotor inertias to M.
+        :param include_armature: Add the model's rotor inertias (zero unless set) to M;
+            default True, as the simulator and the controllers do (without them a moving
+            arm's -I_a qdd shows as an external torque).
         :param max_step: Largest sample spacing [s]; a longer gap restarts the observer.
         :raises InputError: Bad gains or max_step.
         """

@@ -194,9 +194,10 @@ class ExternalTorqueObserverNode(GuardedNode):
             'Axes of ~/external_wrench: empty = wrench_link; a link name, or world (= the '
             'root link)')
         self.queue_depth = int(param_float(
-            self, 'queue_depth', 100,
-            'joint_states waiting while the node is busy: more keeps the integral exact, '
-            'fewer keeps the outputs recent', low=1.0, high=100000.0))
+            self, 'queue_depth', 1,
+            'joint_states waiting while the node is busy: 1 (default) answers the newest '
+            'sample and integrates over the skipped ones with the true dt; more replays a '
+            'backlog late', low=1.0, high=100000.0))
         self.wrench_damping = param_float(
             self, 'wrench_damping', 0.01,
             'Damping lambda of the pseudo-inverse (J J^T + lambda^2 I)^-1 J [m]', low=0.0)

@@ -25,6 +25,10 @@ from typing import Any
 PACKAGE = 'manip_dynamics'
 
 
+#: The story's controller and observer parameters (config/story.yaml), the demo's too.
+STORY_PARAMETERS = 'story.yaml'
+
+
 def share(*parts: str) -> str:
     """
     Return a path inside this package's share directory.
@@ -112,7 +116,8 @@ def trajectory_nodes(timeout: float, follow: dict[str, Any], on_exit: Any,
     return [
         Node(package=PACKAGE, executable='trajectory_controller',
              name='trajectory_controller', output='screen', sigterm_timeout='5',
-             parameters=[{'timeout': timeout, 'acceleration_limits': [2.0]}, follow],
+             parameters=[share('config', STORY_PARAMETERS),
+                         {'timeout': timeout, 'acceleration_limits': [2.0]}, follow],
              on_exit=on_exit),
         observer_node(follow, observer),
     ]
@@ -129,4 +134,4 @@ def observer_node(follow: dict[str, Any], parameters: dict[str, Any]) -> Any:
     from launch_ros.actions import Node
     return Node(package=PACKAGE, executable='external_torque_observer',
                 name='external_torque_observer', output='screen',
-                parameters=[follow, parameters])
+                parameters=[share('config', STORY_PARAMETERS), follow, parameters])

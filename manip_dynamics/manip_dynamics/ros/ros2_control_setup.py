@@ -376,7 +376,7 @@ def controllers_parameters(urdf_xml: str, update_rate: float) -> dict[str, Any]:
                          'need one per joint')
     model = RobotModel.from_urdf_string(urdf_xml)
     inertia = 1.0 / np.diag(np.linalg.inv(
-        model.mass_matrix(default_initial_positions(model, urdf_xml))))
+        model.mass_matrix(default_initial_positions(model, urdf_xml), include_armature=True)))
     bandwidth = GAIN_BANDWIDTH * update_rate
     gains = {}
     for name in joints:

@@ -38,7 +38,12 @@ clamped to the effort limits; a tracking error above
 ``contact: true`` on ``<observer_namespace>/contact`` (the external-torque observer) while
 moving switches to ``reaction`` (``hold`` the pose, or ``float``: gravity compensation only,
 so a person can push the arm away), logs it with the time from the contact message to the
-reaction; ``~/resume`` (std_srvs/Trigger) continues the trajectory where it stopped.
+reaction; a contact message stamped more than ``max_contact_age`` before the newest joint
+state, or before the last resume, is ignored (counted, logged throttled); ``~/resume``
+(std_srvs/Trigger) continues the trajectory where it stopped. Time: joint_states are read
+keep-last 1 (after a stall only the newest is answered), the trajectory runs on their
+stamps (the hardware's clock), and a duplicate sample (a hardware interface repeating its
+old one) is skipped and counted: the command in force stays in force.
 ``~/tracking_error`` (sensor_msgs/JointState, ``position`` = q_d - q, the joint state's
 stamp) is published while someone listens. A joint-state stamp that goes back (a simulator
 reset) drops the trajectory and holds the new pose. Where control_msgs is installed (every
@@ -48,6 +53,7 @@ SUCCESSFUL at the end, INVALID_GOAL for a refused trajectory, PATH_TOLERANCE_VIO
 the reason after a tracking-error stop or a contact.
 """
 
+import concurrent.futures
 import sys
 import threading
 import time
@@ -82,7 +88,9 @@ from manip_dynamics.safety.staleness import StaleInputWatchdog
 
 #: Default node name.
 NODE_NAME = 'trajectory_controller'
-JOINT_STATES_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
+#: Keep-last 1: after a stall the node answers the newest sample only, never a queue of
+#: old ones (each answer would be a command for a state the arm has left; issue 28).
+JOINT_STATES_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 COMMANDS_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 LOG_PERIOD = 2.0
 LAWS = ('computed_torque', 'impedance')
@@ -126,6 +134,10 @@ class TrajectoryControllerNode(GuardedNode):
         self.start_tolerance = param_float(
             self, 'start_tolerance', 0.05, 'Refuse a trajectory starting farther than this '
             'from the current pose [rad or m]', low=0.0, high=10.0, low_open=True)
+        self.max_contact_age = param_float(
+            self, 'max_contact_age', 0.1, 'Ignore a contact message stamped more than this '
+            'before the newest joint state [s] (hardware clock)', low=0.0, high=10.0,
+            low_open=True)
         self.timeout = param_range(self, 'timeout', 0.1, 'Stop commanding when joint_states '
                                    'are older [s]', TIMEOUT_RANGE)
         self.reaction = param_string(self, 'reaction', 'hold', 'On contact: hold the pose or '
@@ -152,6 +164,14 @@ class TrajectoryControllerNode(GuardedNode):
         self._stopped = False
         self._holding_glitch = False
         self._stamp = -1.0
+        self._resumed_stamp = -1.0
+        # trajectories are converted and retimed here, off the control loop
+        self._worker = concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix='trajectory_worker')
+        self._trajectory_requests = 0
+        #: Duplicate joint states skipped, contact messages ignored as too old.
+        self.duplicates = 0
+        self.old_contacts = 0
         # the trajectory clock: the stamp of the last good joint state [s] (its receive time
         # on the monotonic clock when unstamped)
         self._trajectory_time = 0.0
@@ -343,6 +363,11 @@ class TrajectoryControllerNode(GuardedNode):
             return
         stamp = stamp_seconds(msg.header.stamp)
         verdict = self._gate.check(now, q, qd, stamp)
+        if verdict.duplicate:
+            # no news (a hardware interface repeated its old sample): the command in force
+            # stays in force at the effort controller
+            self.duplicates += 1
+            return
         if not verdict.ok:
             self._answer_rejected(now, verdict)
             return
@@ -436,16 +461,36 @@ class TrajectoryControllerNode(GuardedNode):
                                         'zero' else 'hold (gravity at the last good pose)'))
 
     def trajectory_callback(self, msg: JointTrajectory) -> None:
-        """Take a new trajectory (refused with a logged reason when it cannot be followed)."""
+        """
+        Take a new trajectory on the worker thread (refused with a logged reason).
+
+        Converting and retiming take 5 to 30 ms: done here they stopped the commands for that
+        long. The worker does it while the control loop keeps commanding what it commanded
+        (the hold, or the running trajectory) until the new one is installed; of several
+        trajectories sent meanwhile only the newest is installed.
+        """
+        with self._lock:
+            self._trajectory_requests += 1
+            ticket = self._trajectory_requests
+        self._worker.submit(self._start_from_worker, msg, ticket)
+
+    def _start_from_worker(self, msg: JointTrajectory, ticket: int) -> None:
+        if ticket != self._trajectory_requests:
+            return   # a newer trajectory came while this one waited
         try:
-            self.start_trajectory(msg)
+            self.start_trajectory(msg, ticket)
         except ValueError as error:
             self.get_logger().error('trajectory refused: %s' % error)
+        except Exception as error:  # noqa: B902 - a worker must report, never die silently
+            self.get_logger().error('trajectory refused: internal error: %s: %s' % (
+                type(error).__name__, error))
 
-    def start_trajectory(self, msg: JointTrajectory) -> str:
+    def start_trajectory(self, msg: JointTrajectory, ticket: int | None = None) -> str:
         """
         Convert, retime when untimed, check the start and follow ``msg``.
 
+        :param ticket: From :meth:`trajectory_callback`: install only if no newer trajectory
+            was sent meanwhile (None: install).
         :return: A description for the log.
         :raises ValueError: No model or state yet, bad message, or a start away from the pose.
         """
@@ -456,6 +501,10 @@ class TrajectoryControllerNode(GuardedNode):
             raise InputError('no joint_states yet: the current pose is unknown')
         traj, how = self._trajectory(model, msg, q)
         with self._lock:
+            if ticket is not None and ticket != self._trajectory_requests:
+                return 'superseded by a newer trajectory'
+            if ticket is None:   # an action goal: a topic trajectory still in the worker is older
+                self._trajectory_requests += 1
             controller.set_trajectory(traj, self._trajectory_time, self._q)
         text = '%s trajectory of %d points, %.3f s' % (how, len(msg.points), traj.duration)
         self.get_logger().info('following a %s' % text)
@@ -515,6 +564,18 @@ class TrajectoryControllerNode(GuardedNode):
             return
         if controller.state != 'tracking':
             return
+        # the contact's stamp is the joint state's it was computed from: on the hardware's
+        # clock, like self._stamp; one older than max_contact_age, or from before the last
+        # resume, is about a state the arm has left
+        stamp = stamp_seconds(msg.header.stamp)
+        age = self._stamp - stamp
+        if stamp > 0.0 and (age > self.max_contact_age or stamp < self._resumed_stamp):
+            self.old_contacts += 1
+            self._throttle.warning(
+                'ignoring a contact message %.3f s older than the newest joint state (more '
+                'than max_contact_age %g s, or from before the last resume; %d ignored)' % (
+                    age, self.max_contact_age, self.old_contacts), kind='old contact')
+            return
         with self._lock:
             controller.react(self.reaction, self._q)
         self.get_logger().warning(
@@ -530,6 +591,7 @@ class TrajectoryControllerNode(GuardedNode):
                 raise InputError(NO_MODEL_MESSAGE)
             with self._lock:
                 response.message = self._controller.resume(self._trajectory_time, self._q)
+                self._resumed_stamp = self._stamp
             response.success = True
             self.get_logger().info('resume: %s' % response.message)
         except ValueError as error:
@@ -539,7 +601,8 @@ class TrajectoryControllerNode(GuardedNode):
         return response
 
     def publish_zero(self) -> bool:
-        """Publish one all-zero command (when the command length is known)."""
+        """Publish one all-zero command (when the command length is known); on the way out."""
+        self._worker.shutdown(wait=False, cancel_futures=True)   # no trajectory after it
         if not self._index or not rclpy.ok(context=self.context):
             return False
         self.commands_pub.publish(float64_multi_array(np.zeros(len(self._index))))

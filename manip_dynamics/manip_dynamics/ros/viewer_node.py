@@ -338,8 +338,15 @@ class ViewerNode(GuardedNode):
         return rows
 
     def destroy_node(self) -> None:
-        """Stop the web server, then the node."""
-        self.view.close()
+        """
+        Stop the web server (when it started), then the node.
+
+        Kilted's rclpy destroys every node of a context at its shutdown, also one whose
+        start failed before the web server existed (viser missing, port taken).
+        """
+        view = getattr(self, 'view', None)
+        if view is not None:
+            view.close()
         super().destroy_node()
 
 

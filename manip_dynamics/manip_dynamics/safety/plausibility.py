@@ -32,7 +32,9 @@ gate judges a sample by what its neighbours say, and by bounds no real motion re
 * **Consistency with the last good sample** (times from the samples' own stamps, ``dt``):
   the positions must move as the velocities say, within the trapezoid rule's error for any
   motion whose velocity goes from ``qd_a`` to ``qd_b`` in ``dt``:
-  ``|dq - (qd_a + qd_b)/2 dt| <= position_tolerance + |qd_b - qd_a| dt / 2 + |v| tau``
+  ``|dq - (qd_a + qd_b)/2 dt| <= position_tolerance + |qd_b - qd_a| dt / 2 + |v| tau +
+  max_acceleration (dt + tau)^2 / 4`` (the last term: a velocity that rose and fell between
+  the samples)
   (``tau`` = :data:`TIMING_TOLERANCE` x dt + :data:`TIMING_SLACK`, for stamps that are
   update times rather than sample times), and the velocity may change by at most
   ``a_max x (dt + tau) +`` :data:`VELOCITY_TOLERANCE`, ``a_max`` per joint the larger of
@@ -308,9 +310,15 @@ class JointStateGate:
             return ''
         mean = 0.5 * (a.qd + b.qd)
         change = np.abs(b.qd - a.qd)
+        # the trapezoid rule's error for any motion between the two velocities with an
+        # acceleration of at most max_acceleration: 0.5 |dqd| dt, and a (dt + tau)^2 / 4 for
+        # a velocity that went up and came back between the samples (a sample after a gap:
+        # a node starved for 184 ms held back a real push's samples without it)
+        span = dt + tau
         residual = np.abs(dq - mean * dt) - (POSITION_TOLERANCE + 0.5 * change * dt
                                              + np.abs(mean) * tau
-                                             + 0.5 * np.abs(b.qd - a.qd) * tau)
+                                             + 0.5 * np.abs(b.qd - a.qd) * tau
+                                             + 0.25 * self.max_acceleration * span * span)
         i = int(np.argmax(residual))
         if residual[i] > 0.0:
             return 'joint %r moved %.4g in %.4g s where its velocities (%.4g, %.4g) say %.4g' \

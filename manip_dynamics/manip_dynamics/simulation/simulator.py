@@ -118,7 +118,7 @@ class Simulator:
 
     def __init__(self, model, q0: ArrayLike, qd0: ArrayLike | None = None, *,
                  dt: float = 1e-3, integrator: str = 'semi_implicit_euler',
-                 include_friction: bool = True, include_armature: bool = False,
+                 include_friction: bool = True, include_armature: bool = True,
                  limits: str = 'spring', clamp_effort: bool = True,
                  limit_stiffness: ArrayLike | float | None = None,
                  limit_damping: ArrayLike | float | None = None) -> None:
@@ -132,7 +132,9 @@ class Simulator:
         :param integrator: 'semi_implicit_euler' or 'rk4' ('adaptive' is only available
             through :func:`simulate`).
         :param include_friction: Apply the model's viscous + Coulomb joint friction.
-        :param include_armature: Add the model's rotor inertias to M's diagonal.
+        :param include_armature: Add the model's rotor inertias (joint_dynamics armature,
+            zero unless set) to M's diagonal; default True, as the controllers and the
+            observer do: one model of the rotor inertia everywhere (issue 28).
         :param limits: 'spring', 'hard' or 'none' (see :mod:`.joint_limits`).
         :param clamp_effort: Clamp commanded torques to ``model.effort_limits``.
         :param limit_stiffness: 'spring' stiffness [N m/rad or N/m], scalar or (n,);
@@ -398,7 +400,7 @@ class _Progress:
 def simulate(model, q0: ArrayLike, qd0: ArrayLike | None = None, *, duration: float,
              dt: float = 1e-3, integrator: str = 'semi_implicit_euler',
              controller: Controller | None = None, include_friction: bool = True,
-             include_armature: bool = False, limits: str = 'spring',
+             include_armature: bool = True, limits: str = 'spring',
              clamp_effort: bool = True, record_every: int = 1, rtol: float = 1e-8,
              atol: float = 1e-10, adaptive_method: str = 'DOP853',
              limit_stiffness: ArrayLike | float | None = None,
@@ -423,7 +425,7 @@ def simulate(model, q0: ArrayLike, qd0: ArrayLike | None = None, *, duration: fl
     :param integrator: 'semi_implicit_euler', 'rk4' or 'adaptive'.
     :param controller: ``controller(t, q, qd) -> tau`` (n,) [N m]; None applies zero torque.
     :param include_friction: Apply joint friction.
-    :param include_armature: Add rotor inertias to M.
+    :param include_armature: Add rotor inertias to M (default True, as :class:`Simulator`).
     :param limits: 'spring', 'hard' or 'none'.
     :param clamp_effort: Clamp the controller's torques to the effort limits.
     :param record_every: Record every k-th step.

@@ -21,7 +21,7 @@ dynamics_node under load: many clients at once, and one very large request.
   rclpy's default client QoS (depth 10) a client stalled by the load lost about 1 call in
   300 here, against dynamics_node and a trivial Trigger server alike (the server answered
   every request); with the depth docs/ROS_API.md recommends (1000) none was lost. The
-  clients here use that depth. About 10 minutes on 2 loaded cores.
+  clients here use that depth (manip_dynamics.ros.client does).
 * A burst: 40 clients in one process send one request each at the same moment (more than
   the depth of rclpy's default service queues, 10; the node keeps 1000): every one is
   answered.
@@ -60,40 +60,33 @@ STARTUP_TIMEOUT = 180.0
 NODE = 'load_dynamics'
 Q = [0.2, -0.4, 0.3, -1.8, 0.5, 1.6, 0.4]
 
-#: One client process: ``calls`` sequential calls, each waited for up to 30 s; prints the
-#: number answered, the number correct and the slowest answer.
+#: One client process: ``calls`` sequential calls through manip_dynamics.ros.client (its
+#: client QoS has depth 1000 and its wait keeps the latency flat); prints the number
+#: answered, the number correct, the slowest answer and the medians of the first and last
+#: tenth of the calls [s].
 CLIENT = textwrap.dedent('''
     import sys, time
     import numpy as np
-    import rclpy
-    from manip_dynamics_interfaces.srv import InverseDynamics
+    from manip_dynamics.ros.client import DynamicsClient
     calls, expected = int(sys.argv[1]), np.array([float(v) for v in sys.argv[2].split(',')])
-    rclpy.init()
-    node = rclpy.create_node('load_client_%d' % int(sys.argv[3]))
-    # The client QoS docs/ROS_API.md recommends for clients that call in a loop beside other
-    # clients: rclpy's default (depth 10) lost about 1 call in 300 here, on the client side.
-    from rclpy.qos import QoSProfile
-    client = node.create_client(InverseDynamics, '/{node}/inverse_dynamics',
-                                qos_profile=QoSProfile(depth=1000))
-    assert client.wait_for_service(timeout_sec=300.0), 'no service'
     answered = correct = 0
-    slowest = 0.0
-    for k in range(calls):
-        t0 = time.monotonic()
-        future = client.call_async(InverseDynamics.Request(positions={q}))
-        rclpy.spin_until_future_complete(node, future, timeout_sec=30.0)
-        slowest = max(slowest, time.monotonic() - t0)
-        if future.done():
+    times = []
+    with DynamicsClient('/{node}', timeout=300.0) as dyn:
+        dyn.gravity({q})   # waits for the service
+        dyn.timeout = 30.0
+        for k in range(calls):
+            t0 = time.monotonic()
+            try:
+                tau = dyn.inverse_dynamics({q})
+            except TimeoutError:
+                print('LOST', k)
+                continue
+            times.append(time.monotonic() - t0)
             answered += 1
-            result = future.result()
-            correct += bool(result.success and np.allclose(result.efforts, expected,
-                                                           atol=1e-9))
-        else:
-            client.remove_pending_request(future)
-            print("LOST", k)
-    print('RESULT %d %d %.3f' % (answered, correct, slowest))
-    node.destroy_node()
-    rclpy.try_shutdown()
+            correct += bool(np.allclose(tau, expected, atol=1e-9))
+    tenth = max(1, len(times) // 10)
+    print('RESULT %d %d %.3f %.6f %.6f' % (answered, correct, max(times), np.median(
+        times[:tenth]), np.median(times[-tenth:])))
 ''').replace('{node}', NODE).replace('{q}', repr(Q))
 
 
@@ -143,7 +136,7 @@ def _wait(future, timeout: float) -> bool:
     return future.done()
 
 
-@pytest.mark.timeout(3600)
+@pytest.mark.timeout(600)
 def test_four_clients_2000_calls_each_all_answered(graph, model):
     expected = model.inverse_dynamics(Q, [0.0] * 7, [0.0] * 7)
     env = dict(os.environ, PYTHONPATH=PACKAGE_ROOT + os.pathsep + os.environ.get(
@@ -153,7 +146,8 @@ def test_four_clients_2000_calls_each_all_answered(graph, model):
          str(k)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
         for k in range(4)]
     try:
-        # 2,000 calls take 10-20 minutes per client on 2 cores loaded by other work
+        # with rclpy.spin_until_future_complete 2,000 calls took 10-20 minutes per client
+        # here (each call slower than the last, issue 30); the client's wait keeps it flat
         outputs = [proc.communicate(timeout=3300)[0] for proc in procs]
     finally:
         for proc in procs:
@@ -164,8 +158,10 @@ def test_four_clients_2000_calls_each_all_answered(graph, model):
     for out in outputs:
         line = [ln for ln in out.splitlines() if ln.startswith('RESULT')]
         assert line, 'a client failed:\n%s' % out
-        answered, correct, slowest = line[-1].split()[1:]
+        answered, correct, slowest, first, last = line[-1].split()[1:]
         results.append((int(answered), int(correct), float(slowest)))
+        print('client: %s answered, slowest %s s, median of the first 200 calls %s s, of '
+              'the last 200 %s s' % (answered, slowest, first, last))
     assert [r[0] for r in results] == [2000] * 4, 'calls lost: %s' % results
     assert [r[1] for r in results] == [2000] * 4, 'wrong answers: %s' % results
 

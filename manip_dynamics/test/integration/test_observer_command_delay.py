@@ -14,7 +14,8 @@
 
 """
 The observer's ``command_delay``: a joint state is paired with the command sent that long
-before it (effort_source commands), as control.launch.py sets it behind a controller_manager.
+before it (effort_source commands), as control.launch.py sets it behind a controller_manager
+with observer_effort_source:=commands (hardware without an effort state).
 
 The arm stands still at q (joint states at 250 Hz, velocity 0); the commands are g(q) (what
 holds it: no external torque), then switch to g(q) + 5 N m on joint 2, which the still arm

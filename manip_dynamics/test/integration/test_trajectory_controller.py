@@ -155,6 +155,31 @@ def test_contact_stops_and_resume_continues(graph):
                'did not reach the goal after resume:\n' + read_log(proc))
 
 
+def test_an_old_contact_message_is_ignored(graph):
+    """Issue 28: a contact stamped 1 s before the newest joint state does not stop a move."""
+    here = pose(graph).copy()
+    goal = here + 0.5 * MOVE
+    proc = graph.procs['ctl']
+    with spun_node('tc_old_contact') as node:
+        stamps = []
+        node.create_subscription(JointState, '/tc/joint_states',
+                                 lambda m: stamps.append(m.header.stamp), 10)
+        wait_until(lambda: stamps, 10.0, 'no joint_states')
+        reactions = read_log(proc).count('reaction hold')
+        send_move(graph, untimed([here, goal]), 'following a retimed trajectory')
+        time.sleep(0.2)  # moving
+        old = Contact(joint_names=NAMES, joint_contact=[False] * 7,
+                      normalized_residual=[0.0] * 7, strongest_joint=NAMES[1],
+                      strongest_normalized_residual=5.0, contact=True)
+        old.header.stamp.sec = stamps[-1].sec - 1
+        old.header.stamp.nanosec = stamps[-1].nanosec
+        send_until_logged(proc, graph.contact_pub, old, 'ignoring a contact message',
+                          timeout=10.0, period=0.05)
+    wait_until(lambda: np.max(np.abs(pose(graph) - goal)) < 3e-3, 30.0,
+               'the old contact stopped the move:\n' + read_log(proc))
+    assert read_log(proc).count('reaction hold') == reactions
+
+
 def test_stale_joint_states_stop_with_one_hold_command(graph):
     """Issue 27: stale input ends with gravity at the last good pose (stale_action hold)."""
     from std_msgs.msg import Float64MultiArray

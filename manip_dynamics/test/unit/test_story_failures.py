@@ -1,0 +1,34 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+manip_dynamics.demo.run_demo.story_failures: the checks scripts/demo_runs.sh applies to each
+run of the story (issue 27's, and no joint above its velocity limit).
+"""
+
+from manip_dynamics.demo.run_demo import story_failures
+
+
+def test_story_function_finds_each_kind_of_trouble():
+    good = ('pushes 4, flagged 4 (latency p50 16 ms, max 16 ms) | rejected samples 0 | back '
+            'within 5 mrad of the hold pose 2/2 (worst 0.21 s) | resumed 2/2 | false contacts '
+            '0 | zero-torque samples 0 | overspeed samples 0 | trouble log lines 0')
+    assert story_failures(good) == []
+    for old, new in (('flagged 4', 'flagged 3'), ('rejected samples 0', 'rejected samples 2'),
+                     ('pose 2/2', 'pose 1/2'), ('resumed 2/2', 'resumed 0/2'),
+                     ('false contacts 0', 'false contacts 1'),
+                     ('zero-torque samples 0', 'zero-torque samples 5'),
+                     ('overspeed samples 0', 'overspeed samples 1')):
+        assert len(story_failures(good.replace(old, new))) == 1, new
+    assert story_failures('run_demo: stopping') != []
