@@ -73,11 +73,11 @@ DAMPING = 12.0          # Kd [1/s]
 
 def story_parameters(node: str) -> dict[str, Any]:
     """
-    Return the parameters of ``node`` (trajectory_controller, external_torque_observer) from
-    config/story.yaml, the file the launch files give those nodes too (issue 28).
+    Return the story's parameters of ``node`` from config/story.yaml.
 
-    Read from the package's share directory (after ``make build``), else from the source
-    tree beside this package.
+    ``node``: trajectory_controller or external_torque_observer; the launch files give those
+    nodes the same file (issue 28). It is read from the source tree beside this package, else
+    from the package's share directory (an install).
     """
     import yaml
     here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -126,7 +126,7 @@ class ControllerManagerStandin(GuardedNode):
                 self._command = values
 
     def _loop(self) -> None:
-        """The update loop: read, update (publish, take the command), write."""
+        """Run the update loop: read, update (publish, take the command), write."""
         rng = random.Random(self.seed)
         period = 1.0 / self.update_rate
         wake = time.monotonic()
