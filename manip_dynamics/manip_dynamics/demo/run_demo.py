@@ -213,11 +213,13 @@ class Monitor:
         self.received = 0
         self.gravity_received = 0
         # what the nodes' plausibility gate says of the same stream (default settings), and
-        # samples whose applied effort is zero on every joint (the arm unheld) after t_zero
+        # samples whose applied effort is zero on every joint while the arm moves (unheld:
+        # not braked) after t_zero
         from manip_dynamics.safety import JointStateGate
         self.gate = JointStateGate(model)
         self.zero_torque = 0
         self.t_zero = math.inf
+        self.t_stop = math.inf   # the demo's stop [s, simulated]: samples after it not judged
         node.create_subscription(JointState, '/joint_states', self.joint_states_callback, 50)
         node.create_subscription(JointState, '/manip_dynamics/gravity_torques',
                                  self.gravity_callback, 50)
@@ -235,8 +237,13 @@ class Monitor:
         t = stamp_seconds(msg.header.stamp)
         with self.lock:
             self.received += 1
+            if t > self.t_stop:
+                return
             self.gate.check(time.monotonic(), q, qd, t)
-            if t >= self.t_zero and not np.any(effort):
+            # zero effort on every joint while the arm moves: unheld (zero effort with the
+            # brakes on, every velocity exactly zero, is a held arm: the simulator's start-up
+            # and protective stops)
+            if t >= self.t_zero and not np.any(effort) and np.any(qd):
                 self.zero_torque += 1
             if self.q0 is None or t < self.t_sim - 1e-9:  # first message, or a reset
                 self.q0 = q.copy()
@@ -321,7 +328,7 @@ def story_line(monitor: Monitor, scenario, log_dir: str, stopped: float) -> str:
     trouble).
     """
     with monitor.lock:
-        t_end = monitor.t_sim
+        t_end = min(monitor.t_sim, monitor.t_stop)
         gate = monitor.gate
         rejected = sum(gate.rejected.values())
         zero = monitor.zero_torque
@@ -699,6 +706,10 @@ def main(argv: list[str] | None = None) -> int:
         if interactive:
             sys.stdout.write('\n')
         stopped = time.time()
+        with monitor.lock:
+            # the story ends here: the nodes' last zero commands on the way out, applied by
+            # a simulator that stops later, are not the story's
+            monitor.t_stop = monitor.t_sim
         print('run_demo: stopping %s' % ', '.join(label for label, _ in procs))
         stop_processes(procs + ([('viewer_node', args.viewer_proc)] if args.viewer_proc
                                 else []))
