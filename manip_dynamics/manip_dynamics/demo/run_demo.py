@@ -447,11 +447,12 @@ def write_plot(monitor: Monitor, path: str, title: str, extra=None) -> bool:
     return True
 
 
-def start_nodes(args: argparse.Namespace, xml: str, log_dir: str,
+def start_nodes(args: argparse.Namespace, xml: str, joint_names: list[str], log_dir: str,
                 use_launch: bool) -> tuple[list[tuple[str, subprocess.Popen]], list[str]]:
     """
     Start the demo's nodes (one ``ros2 launch`` or one process per node).
 
+    :param joint_names: The model's joints (the stand-in's effort controller commands them).
     :return: (label, process) pairs and the names of the nodes started.
     """
     env = loopback_environment()
@@ -494,7 +495,7 @@ def start_nodes(args: argparse.Namespace, xml: str, log_dir: str,
                                   'timeout': DEMO_TIMEOUT},
     }
     remaps = {}
-    if getattr(args, 'standin', False):
+    if args.standin:
         # the simulator is the hardware behind TopicBasedSystem (as in control.launch.py):
         # commands from the stand-in only, its states to the stand-in only
         params['simulator'].update({
@@ -520,13 +521,11 @@ def start_nodes(args: argparse.Namespace, xml: str, log_dir: str,
                           remaps=remaps.get(name, ()), log_dir=log_dir, env=env)
         procs.append((module, proc))
         started.append(name)
-    if getattr(args, 'standin', False):
-        from manip_dynamics.robot_model import RobotModel
-        joints = list(RobotModel.from_urdf_string(xml).joint_names)
+    if args.standin:
         proc = start_node('testing.controller_manager_standin', 'controller_manager', {
             'use_sim_time': True, 'update_rate': float(args.update_rate),
             'jitter': float(args.jitter), 'skip_probability': float(args.skip),
-            'seed': float(args.seed), 'joints': joints,
+            'seed': float(args.seed), 'joints': list(joint_names),
             'hardware_states_topic': STANDIN_STATES,
             'hardware_commands_topic': STANDIN_COMMANDS}, log_dir=log_dir, env=env)
         procs.append(('controller_manager_standin', proc))
@@ -659,7 +658,7 @@ def main(argv: list[str] | None = None) -> int:
     spinner = threading.Thread(target=executor.spin, daemon=True)
     spinner.start()
 
-    procs, started = start_nodes(args, xml, log_dir, use_launch)
+    procs, started = start_nodes(args, xml, list(model.joint_names), log_dir, use_launch)
     code = 0
     wall_start = time.monotonic()
     try:

@@ -90,6 +90,25 @@ def story_parameters(node: str) -> dict[str, Any]:
         return dict(yaml.safe_load(stream)[node]['ros__parameters'])
 
 
+def first_within(stamps: list[float], times: list[float], window: float = 1.0) -> list[float]:
+    """
+    Return the delay [s] from each time to the first stamp within ``window`` after it.
+
+    Times with no stamp in their window are left out.
+
+    :param stamps: Stamps [s], any order.
+    :param times: Reference times [s].
+    :param window: How long after each time a stamp counts [s].
+    """
+    stamps = np.asarray(stamps, dtype=np.float64)
+    delays = []
+    for start in times:
+        after = stamps[(stamps >= start) & (stamps < start + window)]
+        if after.size:
+            delays.append(float(after.min() - start))
+    return delays
+
+
 def quintic(t: float, duration: float) -> tuple[float, float, float]:
     """Return s, ds/dt, d2s/dt2 of the rest-to-rest quintic 10 x^3 - 15 x^4 + 6 x^5."""
     x = min(max(t / duration, 0.0), 1.0)
@@ -142,7 +161,6 @@ class DemoScenario:
         self.strongest = ''
         self.estimate = np.zeros(6)
         self.samples: list[tuple[float, float, float, bool]] = []  # t, applied, estimated, c
-        self.false_contacts = 0  # contact flags raised with no push
         self.t_contact = -math.inf
         # no push before run_demo's start-up reset (start_story): when the controller's
         # first answers came late, the push of a story that the reset then cut short left
@@ -258,13 +276,12 @@ class DemoScenario:
             story's.
         """
         with self.lock:
-            self.false_contacts = 0  # the story starts now: count from here
-            self.t_story = t_from
+            self.t_story = t_from   # the story starts now: flags count from here
         self.story_started = True
 
     def contact_callback(self, msg) -> None:
         """
-        Record the observer's contact flag; count it as false when no push explains it.
+        Record the observer's contact flag: every flagged stamp, and where it rose and fell.
 
         The flag and its time come from the same message: pairing the flag with the time of
         a wrench message (another topic, processed in any order) counted a flag raised by
@@ -273,7 +290,6 @@ class DemoScenario:
         t = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
         with self.lock:
             if t < self.t_contact - 1e-9:  # the simulator was reset: a new story
-                self.false_contacts = 0
                 self.contact_stamps.clear()
                 self.contact_rises.clear()
                 self.contact_falls.clear()
@@ -290,11 +306,6 @@ class DemoScenario:
                     self.contact_falls.append(t)
             self.contact = bool(msg.contact)
             self.strongest = msg.strongest_joint
-            # a flag raised with no push (or within RAISE_AFTER of one's end) is false;
-            # a flag raised by a push and still up after its end is the same detection
-            if (rose and t >= self.t_story and self.applied_force(t) == 0.0
-                    and self.applied_force(t - RAISE_AFTER) == 0.0):
-                self.false_contacts += 1
 
     def wrench_callback(self, msg) -> None:
         """Record the observer's wrench estimate with the force that was applied then."""
@@ -472,13 +483,18 @@ class DemoScenario:
     # ------------------------------------------------------------------ display
     def detections(self, pushes: list[tuple[float, float]]) -> list[float]:
         """Return, per push flagged within 1 s of its start, the delay of the flag [s]."""
-        stamps = np.array(self.contact_stamps)
-        delays = []
-        for start, _ in pushes:
-            after = stamps[(stamps >= start) & (stamps < start + 1.0)]
-            if after.size:
-                delays.append(float(after.min() - start))
-        return delays
+        return first_within(self.contact_stamps, [start for start, _ in pushes])
+
+    def false_contact_count(self) -> int:
+        """
+        Return the contact flags raised with no push (call with ``self.lock`` held).
+
+        A flag raised during a push, or within :data:`RAISE_AFTER` of its end, is that
+        push's detection (however long it stays up); any other rise is false. Judged from
+        all push windows known now, so that a push whose times arrived late is no false one.
+        """
+        return sum(1 for t in self.contact_rises if not any(
+            a <= t < b + RAISE_AFTER for a, b in self.push_window))
 
     def figures(self, t_end: float) -> dict[str, Any]:
         """
@@ -488,9 +504,8 @@ class DemoScenario:
         the contact flag; ``latency_ms``: each detection's delay; ``hold_returns``: for
         each push at hold whose return window closed, the time back within
         :data:`HOLD_TOLERANCE` after its end [s] (None: not back within
-        :data:`HOLD_RETURN`); ``resumes`` and ``resume_attempts``; ``false_contacts``: contact
-        messages with the flag outside every push (to 0.2 s after its end), judged here, so
-        that a push whose times arrived late is not taken for no push.
+        :data:`HOLD_RETURN`); ``resumes`` and ``resume_attempts``; ``false_contacts``
+        (:meth:`false_contact_count`); ``release_ms`` (:meth:`releases`).
         """
         with self.lock:
             pushes = [w for w in self.push_window if w[1] <= t_end - 0.3]
@@ -501,19 +516,12 @@ class DemoScenario:
                     'latency_ms': [1e3 * d for d in latency],
                     'hold_returns': returns, 'resumes': self.resumes,
                     'resume_attempts': self.resume_attempts,
-                    'false_contacts': sum(1 for t in self.contact_rises if not any(
-                        a <= t < b + RAISE_AFTER for a, b in self.push_window)),
+                    'false_contacts': self.false_contact_count(),
                     'release_ms': self.releases(pushes)}
 
     def releases(self, pushes: list[tuple[float, float]]) -> list[float]:
         """Return, per push whose flag went down within 1 s of its end, that delay [ms]."""
-        falls = np.array(self.contact_falls)
-        delays = []
-        for _, end in pushes:
-            after = falls[(falls >= end) & (falls < end + 1.0)]
-            if after.size:
-                delays.append(1e3 * float(after.min() - end))
-        return delays
+        return [1e3 * d for d in first_within(self.contact_falls, [end for _, end in pushes])]
 
     def status(self) -> str:
         """Return the scenario's part of the status line."""
@@ -521,7 +529,7 @@ class DemoScenario:
             t = self.t_estimate  # applied and estimated at the same simulated time
             applied = self.applied_force(t)
             estimate = self.estimate
-            false_contacts = self.false_contacts
+            false_contacts = self.false_contact_count()
             error = self.errors[-1][1] if self.errors else 0.0
         phase = (t - self.cycle_start) % self.period if math.isfinite(t) else 0.0
         moving = MOVE_AT <= phase < MOVE_AT + 2 * MOVE_LEG + (
@@ -558,6 +566,7 @@ class DemoScenario:
             with self.lock:
                 errors = list(self.errors)
                 detections = self.detections(list(self.push_window))
+                false_contacts = self.false_contact_count()
             if errors:
                 twin = ax.twinx()
                 te = np.array(errors)
@@ -569,9 +578,11 @@ class DemoScenario:
                          's in: contact %s, hold, ~/resume; %d false contact flags' % (
                              MOVE_PUSH_AT, ('flagged %.0f ms after the push' % (
                                  1e3 * np.median(detections))) if detections else
-                             'not flagged', self.false_contacts), fontsize='small')
+                             'not flagged', false_contacts), fontsize='small')
         else:
+            with self.lock:
+                false_contacts = self.false_contact_count()
             ax.set_title('blue band: joint trajectory with ~/trajectory_efforts feed-forward; '
-                         '%d observer messages with a contact flag and no push'
-                         % self.false_contacts, fontsize='small')
+                         '%d contact flags raised with no push' % false_contacts,
+                         fontsize='small')
         ax.legend(loc='upper right', fontsize='small')

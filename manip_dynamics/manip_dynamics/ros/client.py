@@ -47,6 +47,8 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from manip_dynamics.ros.conversions import stamp_seconds, time_msg, unflatten_row_major
+
 FloatArray = NDArray[np.float64]
 
 #: Client QoS: depth 1000, as docs/ROS_API.md recommends for clients that call in a loop
@@ -100,12 +102,6 @@ def _floats(values: ArrayLike | None, what: str) -> list[float]:
     if not np.all(np.isfinite(array)):
         raise ValueError('%s must be finite, got %s' % (what, array))
     return array.tolist()
-
-
-def _duration(seconds: float) -> Any:
-    from builtin_interfaces.msg import Duration
-    nanoseconds = int(round(seconds * 1e9))
-    return Duration(sec=nanoseconds // 1_000_000_000, nanosec=nanoseconds % 1_000_000_000)
 
 
 class DynamicsClient:
@@ -235,8 +231,8 @@ class DynamicsClient:
             velocities=_floats(qd, 'qd')))
         g = np.array(response.gravity_torques, dtype=np.float64)
         n = g.size
-        return DynamicsTerms(np.array(response.mass_matrix).reshape(n, n),
-                             np.array(response.coriolis_matrix).reshape(n, n),
+        return DynamicsTerms(unflatten_row_major(response.mass_matrix, n, n),
+                             unflatten_row_major(response.coriolis_matrix, n, n),
                              np.array(response.coriolis_torques, dtype=np.float64), g)
 
     def gravity(self, q: ArrayLike) -> FloatArray:
@@ -253,6 +249,7 @@ class DynamicsClient:
         :param times: Time from start of each point [s], shape (N,), increasing.
         :param positions: Shape (N, n); ``velocities``/``accelerations`` the same or None.
         """
+        from builtin_interfaces.msg import Duration
         from manip_dynamics_interfaces.srv import ComputeTrajectoryEfforts
         from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
         times = np.asarray(times, dtype=np.float64).ravel()
@@ -266,13 +263,14 @@ class DynamicsClient:
                     name, np.shape(values), positions.shape))
         trajectory = JointTrajectory(joint_names=self.joint_names)
         for k, t in enumerate(times):
+            when = time_msg(float(t))   # a Duration has a Time's fields
             trajectory.points.append(JointTrajectoryPoint(
                 positions=_floats(positions[k], 'positions'),
                 velocities=_floats(None if velocities is None else
                                    np.asarray(velocities)[k], 'velocities'),
                 accelerations=_floats(None if accelerations is None else
                                       np.asarray(accelerations)[k], 'accelerations'),
-                time_from_start=_duration(float(t))))
+                time_from_start=Duration(sec=when.sec, nanosec=when.nanosec)))
         response = self.call(ComputeTrajectoryEfforts, 'trajectory_efforts',
                              ComputeTrajectoryEfforts.Request(
                                  trajectory=trajectory, include_friction=include_friction))
@@ -311,8 +309,7 @@ class DynamicsClient:
         def rows(field: str) -> FloatArray:
             return np.array([getattr(p, field) for p in points], dtype=np.float64)
 
-        times = np.array([p.time_from_start.sec + 1e-9 * p.time_from_start.nanosec
-                          for p in points])
+        times = np.array([stamp_seconds(p.time_from_start) for p in points])
         return RetimedPath(times, rows('positions'), rows('velocities'),
                            rows('accelerations'), rows('effort'),
                            np.array(response.waypoint_times, dtype=np.float64),

@@ -164,12 +164,16 @@ def _velocity_bounds(model, factor: float) -> FloatArray:
 class _Sample:
     """One joint-state sample as the gate keeps it."""
 
-    __slots__ = ('t', 'q', 'qd')
+    __slots__ = ('t', 'q', 'qd', 'reach')
 
     def __init__(self, t: float, q: FloatArray, qd: FloatArray | None) -> None:
         self.t = t
         self.q = q
         self.qd = qd
+        #: The accelerations the arm can reach from this state, per joint (computed once,
+        #: when a velocity step first needs it: a suspect chain compares with the same
+        #: good sample again and again).
+        self.reach: FloatArray | None = None
 
 
 class JointStateGate:
@@ -348,13 +352,16 @@ class JointStateGate:
         for sample in samples:
             if sample.qd is None:
                 continue
-            try:
-                m_inv = np.linalg.inv(self._model.mass_matrix(sample.q))
-                free = m_inv @ -self._model.nonlinear_effects(sample.q, sample.qd)
-            except (ValueError, np.linalg.LinAlgError):
-                continue
-            reach = np.abs(free) + np.abs(m_inv) @ (2.0 * self._effort)
-            bound = np.maximum(bound, np.where(np.isfinite(reach), reach, 0.0))
+            if sample.reach is None:
+                try:
+                    m_inv = np.linalg.inv(self._model.mass_matrix(sample.q))
+                    free = m_inv @ -self._model.nonlinear_effects(sample.q, sample.qd)
+                except (ValueError, np.linalg.LinAlgError):
+                    sample.reach = np.zeros(len(self._names))
+                else:
+                    reach = np.abs(free) + np.abs(m_inv) @ (2.0 * self._effort)
+                    sample.reach = np.where(np.isfinite(reach), reach, 0.0)
+            bound = np.maximum(bound, sample.reach)
         return bound
 
     def _follows(self, a: _Sample, b: _Sample) -> bool:

@@ -89,6 +89,7 @@ class ControllerManagerStandin(GuardedNode):
             topics[name] = param_string(self, name, default, 'topic')
         self._lock = threading.Lock()
         self._sample: JointState | None = None
+        self._fresh = False   # a sample came since the last update
         self._command = np.zeros(len(self.joints))
         self.cycles = self.skipped = self.repeated = 0
         self._last_stamp = 0   # [ns]
@@ -144,8 +145,7 @@ class ControllerManagerStandin(GuardedNode):
 
     def _update(self) -> None:
         with self._lock:
-            sample, fresh, command = self._sample, getattr(self, '_fresh', False), \
-                self._command.copy()
+            sample, fresh, command = self._sample, self._fresh, self._command.copy()
             self._fresh = False
         self.cycles += 1
         if sample is not None:
