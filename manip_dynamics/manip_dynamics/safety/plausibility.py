@@ -29,17 +29,20 @@ gate judges a sample by what its neighbours say, and by bounds no real motion re
   ceiling far above any real motion (default 100 x the limit, never below 1000 rad/s or
   m/s): it catches overflowed and absurd values, the consistency check the rest;
   ``q_i`` farther than ``position_margin`` outside its URDF limits.
-* **Consistency with the last good sample** (times from the samples' own stamps, ``dt``):
-  the positions must move as the velocities say, within the trapezoid rule's error for any
-  motion whose velocity goes from ``qd_a`` to ``qd_b`` in ``dt``:
-  ``|dq - (qd_a + qd_b)/2 dt| <= position_tolerance + |qd_b - qd_a| dt / 2 + |v| tau +
-  max_acceleration (dt + tau)^2 / 4`` (the last term: a velocity that rose and fell between
-  the samples)
-  (``tau`` = :data:`TIMING_TOLERANCE` x dt + :data:`TIMING_SLACK`, for stamps that are
-  update times rather than sample times), and the velocity may change by at most
+* **Consistency with the last good sample** (times from the samples' own stamps, ``dt``,
+  uncertain by ``tau`` = :data:`TIMING_TOLERANCE` x dt + :data:`TIMING_SLACK`, for stamps
+  that are update times rather than sample times): the velocity may change by at most
   ``a_max x (dt + tau) +`` :data:`VELOCITY_TOLERANCE`, ``a_max`` per joint the larger of
-  ``max_acceleration`` and what the arm's dynamics allow at either sample's state with
-  torques and pushes up to the effort limits (:meth:`JointStateGate.acceleration_bound`).
+  ``max_acceleration`` and what the arm's dynamics allow with torques and pushes up to the
+  effort limits (:meth:`JointStateGate.acceleration_bound`: at the slower of the two
+  states, and at the other with its velocities clipped to what the slower one can reach,
+  so that a velocity glitch does not excuse itself through its own Coriolis terms). And
+  the positions must have moved as such a velocity moves them: a velocity going from
+  ``qd_a`` to ``qd_b`` with ``|qdd| <= A`` in a time ``T`` moves the joint by
+  ``(qd_a + qd_b)/2 T -+ (A^2 T^2 - (qd_b - qd_a)^2) / (4 A)`` (exact for a constant
+  acceleration, ``A T^2 / 4`` either way for a velocity that rose and fell between the
+  samples), for any ``T`` in ``[dt - tau, dt + tau]``, within :data:`POSITION_TOLERANCE`.
+  A velocity glitch the positions do not show is off by about ``|dqd| dt / 2``.
 * **A sample that fails the consistency check is suspect, not rejected**: the caller holds
   the last good state for it (:attr:`GateVerdict.hold`). The next samples decide. One
   consistent with the last good sample again: the suspects were glitches (each off the path
@@ -292,9 +295,9 @@ class JointStateGate:
         """
         Return why sample ``b`` contradicts the earlier sample ``a``, or ``''``.
 
-        Positions must move as the velocities say (the trapezoid rule within its error
-        bound, the stamps' uncertainty and the position noise); the velocity may change by
-        at most ``max_acceleration`` over the interval. Samples more than
+        The velocity may change by at most the acceleration bound over the interval, and
+        the positions must move as such a velocity moves them, within the stamps'
+        uncertainty and the noise (module docstring). Samples more than
         :data:`CONSISTENCY_WINDOW` apart are not compared; a stamp that does not advance is
         inconsistent (out of order, or a reset of the source's clock).
         """
@@ -314,54 +317,94 @@ class JointStateGate:
             return ''
         mean = 0.5 * (a.qd + b.qd)
         change = np.abs(b.qd - a.qd)
-        # the trapezoid rule's error for any motion between the two velocities with an
-        # acceleration of at most max_acceleration: 0.5 |dqd| dt, and a (dt + tau)^2 / 4 for
-        # a velocity that went up and came back between the samples (a sample after a gap:
-        # a node starved for 184 ms held back a real push's samples without it)
         span = dt + tau
-        residual = np.abs(dq - mean * dt) - (POSITION_TOLERANCE + 0.5 * change * dt
-                                             + np.abs(mean) * tau
-                                             + 0.5 * np.abs(b.qd - a.qd) * tau
-                                             + 0.25 * self.max_acceleration * span * span)
-        i = int(np.argmax(residual))
-        if residual[i] > 0.0:
-            return 'joint %r moved %.4g in %.4g s where its velocities (%.4g, %.4g) say %.4g' \
-                % (self._names[i], dq[i], dt, a.qd[i], b.qd[i], mean[i] * dt)
-        jump = change - (self.max_acceleration * (dt + tau) + VELOCITY_TOLERANCE)
-        if np.any(jump > 0.0):   # beyond the floor: what the arm's own dynamics allow
-            bound = self.acceleration_bound(a, b)
-            jump = change - (bound * (dt + tau) + VELOCITY_TOLERANCE)
+        bound = np.full(len(self._names), self.max_acceleration)
+        if np.any(change > bound * span + VELOCITY_TOLERANCE):
+            # beyond the floor: what the arm's own dynamics allow on the way from a
+            bound = self.acceleration_bound(a, b, span)
+            jump = change - (bound * span + VELOCITY_TOLERANCE)
             i = int(np.argmax(jump))
             if jump[i] > 0.0:
                 return 'joint %r velocity went from %.4g to %.4g in %.4g s (more than ' \
                     '%.4g/s^2)' % (self._names[i], a.qd[i], b.qd[i], dt, bound[i])
+        # Where a velocity going from qd_a to qd_b with |acceleration| <= A takes the joint
+        # in a time T: mean T -+ (A^2 T^2 - dqd^2) / (4 A) (none for the constant
+        # acceleration A = dqd / T, A T^2 / 4 for a velocity that rose and fell between the
+        # samples: a sample after a gap, a node starved for 184 ms held back a real push's
+        # samples without it), for T anywhere in the stamps' uncertainty [dt - tau,
+        # dt + tau] with A = max(a_max, dqd / T) (what the velocity check allowed). The
+        # ends are linear in T below dqd / a_max and concave or convex above it: extreme
+        # at T = dt - tau, dqd / a_max or dt + tau. A velocity glitch the positions do not
+        # show is off by about dqd dt / 2, beyond it.
+        dqd = np.maximum(change - VELOCITY_TOLERANCE, 0.0)
+        first, last = np.full_like(dq, max(dt - tau, 0.0)), np.full_like(dq, span)
+        low = np.full_like(dq, np.inf)
+        high = np.full_like(dq, -np.inf)
+        for time in (first, np.clip(dqd / bound, first, last), last):
+            accel = np.maximum(bound, dqd / np.maximum(time, 1e-12))
+            slack = np.maximum(accel * accel * time * time - dqd * dqd, 0.0) / (4.0 * accel)
+            low = np.minimum(low, mean * time - slack)
+            high = np.maximum(high, mean * time + slack)
+        noise = POSITION_TOLERANCE + VELOCITY_TOLERANCE * span
+        residual = np.maximum(low - noise - dq, dq - high - noise)
+        i = int(np.argmax(residual))
+        if residual[i] > 0.0:
+            return 'joint %r moved %.4g in %.4g s where its velocities (%.4g, %.4g) say %.4g' \
+                % (self._names[i], dq[i], dt, a.qd[i], b.qd[i], mean[i] * dt)
         return ''
 
-    def acceleration_bound(self, *samples: _Sample) -> FloatArray:
+    def _reach(self, sample: _Sample, qd: FloatArray | None = None) -> FloatArray:
         """
-        Return the largest joint acceleration believed between samples, per joint, shape (n,).
+        Return ``|M^-1 (-c - g)| + |M^-1| 2 tau_limit`` at ``sample`` (its velocities or ``qd``).
 
-        ``max(max_acceleration, |M^-1 (-c - g)| + |M^-1| 2 tau_limit)`` at each sample's
-        state (Craig eq. 6.59 solved for qdd): the arm's free motion at that state plus what
-        torques up to the effort limits and a push up to the same limits (the simulator's
-        push limit) can add. A light joint (a finger, a spinning wrist) accelerates far
-        beyond a fixed bound for real; joints without an effort limit get the fixed bound.
-        Impacts on a joint stop go beyond it too: those wait for confirming samples.
+        Craig eq. 6.59 solved for qdd: the arm's free motion at that state plus what torques
+        up to the effort limits and a push up to the same limits (the simulator's push
+        limit) can add, per joint, shape (n,) [rad/s^2 or m/s^2]. Cached on the sample for
+        its own velocities.
         """
-        bound = np.full(len(self._names), self.max_acceleration)
-        for sample in samples:
-            if sample.qd is None:
-                continue
-            if sample.reach is None:
-                try:
-                    m_inv = np.linalg.inv(self._model.mass_matrix(sample.q))
-                    free = m_inv @ -self._model.nonlinear_effects(sample.q, sample.qd)
-                except (ValueError, np.linalg.LinAlgError):
-                    sample.reach = np.zeros(len(self._names))
-                else:
-                    reach = np.abs(free) + np.abs(m_inv) @ (2.0 * self._effort)
-                    sample.reach = np.where(np.isfinite(reach), reach, 0.0)
-            bound = np.maximum(bound, sample.reach)
+        if qd is None and sample.reach is not None:
+            return sample.reach
+        try:
+            m_inv = np.linalg.inv(self._model.mass_matrix(sample.q))
+            free = m_inv @ -self._model.nonlinear_effects(
+                sample.q, sample.qd if qd is None else qd)
+        except (ValueError, np.linalg.LinAlgError):
+            reach = np.zeros(len(self._names))
+        else:
+            reach = np.abs(free) + np.abs(m_inv) @ (2.0 * self._effort)
+            reach = np.where(np.isfinite(reach), reach, 0.0)
+        if qd is None:
+            sample.reach = reach
+        return reach
+
+    def acceleration_bound(self, a: _Sample, b: _Sample, span: float) -> FloatArray:
+        """
+        Return the largest joint acceleration believed between samples ``a`` and ``b``, (n,).
+
+        Per joint ``max(max_acceleration, reach)`` (:meth:`_reach`), the reach taken at the
+        sample that reaches less (the slower state: the anchor) and at the other one's
+        positions with its velocities clipped to what the anchor can reach in ``span``
+        seconds (twice, the second time with the larger reach). A velocity glitch of 1000
+        rad/s must not excuse itself through its own Coriolis terms, on the way into it or
+        back out of it, while an arm spinning up or braking (its Coriolis terms growing or
+        shrinking on the way) keeps its real acceleration. A light joint (a finger, a
+        spinning wrist) accelerates far beyond a fixed bound for real; joints without an
+        effort limit get the fixed bound. Impacts on a joint stop go beyond it too: those
+        wait for confirming samples.
+
+        :param span: The time between the samples with the stamps' uncertainty [s].
+        """
+        if a.qd is None or b.qd is None:
+            anchor, other = (a, b) if b.qd is None else (b, a)
+            return np.maximum(self.max_acceleration, self._reach(anchor)) \
+                if anchor.qd is not None else np.full(len(self._names), self.max_acceleration)
+        if np.sum(self._reach(b)) < np.sum(self._reach(a)):
+            a, b = b, a
+        bound = np.maximum(self.max_acceleration, self._reach(a))
+        for _ in range(2):
+            reachable = bound * span + VELOCITY_TOLERANCE
+            bound = np.maximum(bound, self._reach(
+                b, np.clip(b.qd, a.qd - reachable, a.qd + reachable)))
         return bound
 
     def _follows(self, a: _Sample, b: _Sample) -> bool:
@@ -391,10 +434,12 @@ class JointStateGate:
         w = (s.t - a.t) / span
         tau = TIMING_TOLERANCE * span + TIMING_SLACK
         if a.qd is not None and s.qd is not None and b.qd is not None:
-            middle = (1.0 - w) * a.qd + w * b.qd
-            off = np.abs(s.qd - middle) - VELOCITY_TOLERANCE - 0.5 * np.abs(b.qd - a.qd)
-            if np.any(off > self.max_acceleration * (0.5 * span + tau)) and np.any(
-                    off > self.acceleration_bound(a, s, b) * (0.5 * span + tau)):
+            # a velocity outside the range of its neighbours' by e went out and came back:
+            # 2 e / a_max of the span at least
+            off = np.maximum(s.qd - np.maximum(a.qd, b.qd), np.minimum(a.qd, b.qd) - s.qd) \
+                - VELOCITY_TOLERANCE
+            if np.any(off > self.max_acceleration * 0.5 * (span + tau)) and np.any(
+                    off > self.acceleration_bound(a, b, span + tau) * 0.5 * (span + tau)):
                 return True
             speed = np.maximum(np.abs(a.qd), np.abs(b.qd)) + np.abs(s.qd)
         else:

@@ -233,6 +233,29 @@ def test_property_glitches_injected_into_a_pushed_stream_never_pass(arms, data):
     assert sum(gate.rejected.values()) == len(glitched), gate.summary()
 
 
+@pytest.mark.parametrize('joint, size', [(1, -1000.0), (1, 1000.0), (6, -20.0), (6, 20.0)])
+@pytest.mark.parametrize('start', [5, 210, 700])
+def test_a_velocity_glitch_twice_in_a_row_does_not_excuse_itself(arms, joint, size, start):
+    """
+    A velocity the positions never show, in two samples in a row: both rejected and counted.
+
+    The examples hypothesis found against the first dynamic bound: -1000 rad/s on cobot7's
+    joint 2 raised the bound through its own Coriolis terms; 20 rad/s on the wrist hid in the
+    trapezoid rule's loose error bound. The positions of the glitched samples are the real
+    ones: a joint that went from rest to |size| and back moves ``|size| dt / 2`` at least.
+    """
+    model, q0 = arms['cobot7']
+    samples = pushed_stream(model, q0)
+    gate = JointStateGate(model)
+    for k, (t, q, qd) in enumerate(samples[:start + 10]):
+        qd = qd.copy()
+        if k in (start, start + 1):
+            qd[joint] += size
+        verdict = gate.check(t, q, qd, t)
+        assert verdict.ok == (k not in (start, start + 1)), (k, verdict.message)
+    assert sum(gate.rejected.values()) == 2, gate.summary()
+
+
 _STREAMS = {}
 
 
