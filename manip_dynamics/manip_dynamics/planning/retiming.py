@@ -153,17 +153,25 @@ class RetimedTrajectory:
         qdd = dq * sdd[:, None] + ddq * (sd * sd)[:, None]
         return q, qd, qdd
 
-    def to_joint_trajectory(self, rate: float = 100.0) -> dict:
+    def to_joint_trajectory(self, rate: float = 100.0, *, model=None,
+                            gravity: str = 'include') -> dict:
         """
         Return the trajectory sampled at ``rate`` as trajectory_msgs/JointTrajectory fields.
 
         A plain document (the library imports no ROS message type): ``joint_names`` and
-        ``points`` with ``positions``, ``velocities``, ``accelerations`` and
+        ``points`` with ``positions``, ``velocities``, ``accelerations``, ``effort`` and
         ``time_from_start`` ``{sec, nanosec}``; the waypoint times are always among the points
         (each waypoint appears exactly). ``manip_dynamics.ros.trajectory_player`` turns it
         into the message.
 
         :param rate: Points per second [Hz], > 0.
+        :param model: With a :class:`~manip_dynamics.RobotModel` (the one retimed with),
+            ``effort`` holds the feed-forward torques at every point [N m or N]
+            (:func:`manip_dynamics.control.feedforward.feedforward_torques`: inverse
+            dynamics with rotor inertia and friction at the desired velocity, what
+            joint_trajectory_controller adds to its PID output); without, it is empty.
+        :param gravity: ``'include'`` or ``'exclude'`` (for drivers that add gravity
+            themselves), with ``model``.
         """
         if not (math.isfinite(rate) and rate > 0.0):
             raise ValueError('rate must be > 0 Hz, got %r' % rate)
@@ -173,11 +181,18 @@ class RetimedTrajectory:
         keep = np.concatenate([[True], np.diff(times) > 1e-6])
         times = times[keep]
         q, qd, qdd = self.sample(times)
+        efforts = [[] for _ in times]
+        if model is not None:
+            from manip_dynamics.control.feedforward import feedforward_torques
+            if tuple(model.joint_names) != tuple(self.joint_names):
+                raise ValueError("the model's joints %s are not the trajectory's %s"
+                                 % (list(model.joint_names), list(self.joint_names)))
+            efforts = feedforward_torques(model, q, qd, qdd, gravity=gravity).tolist()
         points = []
         for k, t in enumerate(times):
             sec, nanosec = divmod(int(round(float(t) * 1e9)), 1_000_000_000)
             points.append({'positions': q[k].tolist(), 'velocities': qd[k].tolist(),
-                           'accelerations': qdd[k].tolist(), 'effort': [],
+                           'accelerations': qdd[k].tolist(), 'effort': efforts[k],
                            'time_from_start': {'sec': sec, 'nanosec': nanosec}})
         return {'joint_names': list(self.joint_names), 'points': points}
 

@@ -281,7 +281,7 @@ class DynamicsClient:
     def retime(self, waypoints: ArrayLike, *, velocity_scale: float = 1.0,
                acceleration_scale: float = 1.0, effort_scale: float = 1.0,
                acceleration_limits: ArrayLike | None = None,
-               rate: float = 0.0) -> RetimedPath:
+               rate: float = 0.0, efforts: str = '') -> RetimedPath:
         """
         Return the fastest timing of a path through ``waypoints`` within the limits.
 
@@ -289,6 +289,9 @@ class DynamicsClient:
         :param acceleration_limits: [rad/s^2 or m/s^2], one for every joint or one per joint
             (URDFs carry none); None = the node's.
         :param rate: Sample rate of the answer [Hz]; 0 = the node's default.
+        :param efforts: Feed-forward torques at the points: ``''`` none (``efforts`` of the
+            answer has 0 columns), ``'include'`` or ``'exclude'`` gravity (drivers that add
+            it themselves).
         """
         from manip_dynamics_interfaces.srv import RetimeTrajectory
         from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -303,7 +306,7 @@ class DynamicsClient:
             waypoints=path, acceleration_limits=_floats(acceleration_limits,
                                                         'acceleration_limits'),
             velocity_scale=float(velocity_scale), acceleration_scale=float(acceleration_scale),
-            effort_scale=float(effort_scale), rate=float(rate)))
+            effort_scale=float(effort_scale), rate=float(rate), efforts=efforts))
         points = response.trajectory.points
 
         def rows(field: str) -> FloatArray:

@@ -39,6 +39,7 @@ from sensor_msgs.msg import JointState
 from visualization_msgs.msg import Marker, MarkerArray
 
 from manip_dynamics.algorithms.cartesian import DIRECTION_NAMES
+from manip_dynamics.control.feedforward import GRAVITY_MODES
 from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.conversions import (
@@ -421,10 +422,16 @@ class DynamicsNode(GuardedNode):
                           acceleration_scale=req.acceleration_scale or 1.0,
                           effort_scale=req.effort_scale or 1.0,
                           joint_limits=self.joint_limits_file or None)
-            doc = traj.to_joint_trajectory(req.rate or 100.0)
+            if req.efforts not in ('',) + GRAVITY_MODES:
+                raise ValueError('efforts must be "", %s, got %r' % (
+                    ', '.join('"%s"' % mode for mode in GRAVITY_MODES), req.efforts))
+            doc = traj.to_joint_trajectory(req.rate or 100.0, model=model if req.efforts
+                                           else None, gravity=req.efforts or 'include')
             if order:
+                fields = ('positions', 'velocities', 'accelerations') + (
+                    ('effort',) if req.efforts else ())
                 for point in doc['points']:
-                    for field in ('positions', 'velocities', 'accelerations'):
+                    for field in fields:
                         point[field] = from_model_order(model, order, point[field]).tolist()
                 doc['joint_names'] = order
             resp.trajectory = trajectory_from_document(doc)

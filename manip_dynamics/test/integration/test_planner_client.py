@@ -100,3 +100,27 @@ def test_retime_reaches_the_waypoints_within_the_effort_limits(dyn):
     k = len(path.times) // 2
     np.testing.assert_allclose(plan.efforts[k], dyn.inverse_dynamics(
         path.positions[k], path.velocities[k], path.accelerations[k]), atol=1e-6)
+
+
+def test_retime_fills_the_feedforward_with_or_without_gravity(dyn):
+    """~/retime's efforts: M qdd + C qd + g of ~/dynamics_terms at each point; without g."""
+    model = RobotModel.from_urdf_file(urdf_path('cobot7'))
+    waypoints = np.array([Q, Q + 0.25])
+    bare = dyn.retime(waypoints, acceleration_limits=2.0, rate=100.0)
+    assert bare.efforts.size == 0
+    full = dyn.retime(waypoints, acceleration_limits=2.0, rate=100.0, efforts='include')
+    without = dyn.retime(waypoints, acceleration_limits=2.0, rate=100.0, efforts='exclude')
+    assert full.efforts.shape == full.positions.shape
+    np.testing.assert_allclose(full.positions, bare.positions, atol=1e-12)
+    for k in range(0, len(full.times), max(1, len(full.times) // 5)):
+        q, qd, qdd = full.positions[k], full.velocities[k], full.accelerations[k]
+        terms = dyn.dynamics_terms(q, qd)
+        # Craig eq. 6.59 with the URDF's friction at the desired velocity (no rotor inertia:
+        # a URDF has none and the node was given none)
+        expected = terms.mass_matrix @ qdd + terms.coriolis_torques + terms.gravity_torques \
+            + model.friction_torques(qd)
+        np.testing.assert_allclose(full.efforts[k], expected, atol=1e-6)
+        np.testing.assert_allclose(without.efforts[k], expected - terms.gravity_torques,
+                                   atol=1e-6)
+    with pytest.raises(ServiceCallError, match='efforts must be'):
+        dyn.retime(waypoints, acceleration_limits=2.0, efforts='gravity')
