@@ -318,7 +318,7 @@ class JointStateGate:
         mean = 0.5 * (a.qd + b.qd)
         change = np.abs(b.qd - a.qd)
         span = dt + tau
-        bound = np.full(len(self._names), self.max_acceleration)
+        bound = self.max_acceleration   # the floor; per joint once a step goes beyond it
         if np.any(change > bound * span + VELOCITY_TOLERANCE):
             # beyond the floor: what the arm's own dynamics allow on the way from a
             bound = self.acceleration_bound(a, b, span)
@@ -336,16 +336,22 @@ class JointStateGate:
         # ends are linear in T below dqd / a_max and concave or convex above it: extreme
         # at T = dt - tau, dqd / a_max or dt + tau. A velocity glitch the positions do not
         # show is off by about dqd dt / 2, beyond it.
-        dqd = np.maximum(change - VELOCITY_TOLERANCE, 0.0)
-        first, last = np.full_like(dq, max(dt - tau, 0.0)), np.full_like(dq, span)
-        low = np.full_like(dq, np.inf)
-        high = np.full_like(dq, -np.inf)
-        for time in (first, np.clip(dqd / bound, first, last), last):
-            accel = np.maximum(bound, dqd / np.maximum(time, 1e-12))
-            slack = np.maximum(accel * accel * time * time - dqd * dqd, 0.0) / (4.0 * accel)
-            low = np.minimum(low, mean * time - slack)
-            high = np.maximum(high, mean * time + slack)
+        first = max(dt - tau, 0.0)
         noise = POSITION_TOLERANCE + VELOCITY_TOLERANCE * span
+        # mean T for any T in the stamps' uncertainty lies within the bounds (the common
+        # sample, a few operations)
+        if np.all(np.abs(dq - mean * dt) <= noise + np.abs(mean) * min(dt - first, tau)):
+            return ''
+        dqd = np.maximum(change - VELOCITY_TOLERANCE, 0.0)
+        times = np.empty((3, len(dq)))   # rows: T = dt - tau, dqd / a_max, dt + tau
+        times[0] = first
+        np.clip(dqd / bound, first, span, out=times[1])
+        times[2] = span
+        accel = np.maximum(bound, dqd / np.maximum(times, 1e-12))
+        slack = np.maximum(accel * accel * times * times - dqd * dqd, 0.0) / (4.0 * accel)
+        centre = mean * times
+        low = np.min(centre - slack, axis=0)
+        high = np.max(centre + slack, axis=0)
         residual = np.maximum(low - noise - dq, dq - high - noise)
         i = int(np.argmax(residual))
         if residual[i] > 0.0:

@@ -82,7 +82,8 @@ EXPECTED = {
     'RetimeTrajectory': (
         {'waypoints': 'trajectory_msgs/JointTrajectory',
          'acceleration_limits': 'sequence<double>', 'velocity_scale': 'double',
-         'acceleration_scale': 'double', 'effort_scale': 'double', 'rate': 'double'},
+         'acceleration_scale': 'double', 'effort_scale': 'double', 'rate': 'double',
+         'efforts': 'string'},
         {**STATUS_FIELDS, 'trajectory': 'trajectory_msgs/JointTrajectory',
          'duration': 'double', 'waypoint_times': 'sequence<double>',
          'peak_velocity': 'double', 'peak_acceleration': 'double', 'peak_effort': 'double'},
