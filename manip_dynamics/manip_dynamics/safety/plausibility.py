@@ -399,11 +399,10 @@ class JointStateGate:
         wait for confirming samples.
 
         :param span: The time between the samples with the stamps' uncertainty [s].
+
+        Both samples carry velocities (samples without them are checked against the
+        velocity ceiling only).
         """
-        if a.qd is None or b.qd is None:
-            anchor, other = (a, b) if b.qd is None else (b, a)
-            return np.maximum(self.max_acceleration, self._reach(anchor)) \
-                if anchor.qd is not None else np.full(len(self._names), self.max_acceleration)
         if np.sum(self._reach(b)) < np.sum(self._reach(a)):
             a, b = b, a
         bound = np.maximum(self.max_acceleration, self._reach(a))
