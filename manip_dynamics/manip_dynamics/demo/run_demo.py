@@ -107,6 +107,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help='the arm behind the controller_manager stand-in (test '
                         'support: the timing of controller_manager + TopicBasedSystem + '
                         'joint_state_broadcaster + an effort controller)')
+    parser.add_argument('--wall-clock', action='store_true',
+                        help='with --standin: the simulator runs on its own behind a '
+                        'TopicBasedSystem-like read of its newest sample (default: the '
+                        'stand-in runs it in lockstep, co-simulation)')
     parser.add_argument('--update-rate', type=float, default=250.0,
                         help="the stand-in's update rate [Hz] (default %(default)s)")
     parser.add_argument('--jitter', type=float, default=0.0,
@@ -500,7 +504,8 @@ def start_nodes(args: argparse.Namespace, xml: str, joint_names: list[str], log_
         # commands from the stand-in only, its states to the stand-in only
         params['simulator'].update({
             'joint_commands_topic': STANDIN_COMMANDS, 'controller_commands': False,
-            'brake_release': 'holding_command'})
+            'brake_release': 'holding_command', 'lockstep': not args.wall_clock,
+            'publish_rate': float(args.update_rate)})
         remaps['simulator'] = ('/joint_states:=%s' % STANDIN_STATES,)
     procs = []
     started = []
@@ -526,6 +531,7 @@ def start_nodes(args: argparse.Namespace, xml: str, joint_names: list[str], log_
             'use_sim_time': True, 'update_rate': float(args.update_rate),
             'jitter': float(args.jitter), 'skip_probability': float(args.skip),
             'seed': float(args.seed), 'joints': list(joint_names),
+            'cosimulation': not args.wall_clock,
             'hardware_states_topic': STANDIN_STATES,
             'hardware_commands_topic': STANDIN_COMMANDS}, log_dir=log_dir, env=env)
         procs.append(('controller_manager_standin', proc))

@@ -62,8 +62,8 @@ from manip_dynamics_interfaces.srv import (
 NODE_NAME = 'manip_dynamics'
 
 #: QoS of the joint_states subscription: best effort matches reliable and best-effort
-#: publishers alike; keep the newest few messages.
-JOINT_STATES_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
+#: publishers alike; keep the newest message only (issue 28).
+JOINT_STATES_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 
 #: QoS of the services. rclpy's default keeps the last 10 requests: more than 10 clients
 #: calling while the node works on one long request (a large trajectory) would overwrite

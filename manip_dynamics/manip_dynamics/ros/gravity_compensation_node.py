@@ -79,7 +79,7 @@ from manip_dynamics_interfaces.srv import SetPayload
 NODE_NAME = 'gravity_compensation'
 
 #: joint_states QoS: best effort matches reliable and best-effort publishers alike.
-JOINT_STATES_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
+JOINT_STATES_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 
 #: Commands QoS: what ros2_controllers' forward-command controllers subscribe with.
 COMMANDS_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
