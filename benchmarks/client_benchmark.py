@@ -51,7 +51,7 @@ Q = [0.2, -0.4, 0.3, -1.8, 0.5, 1.6, 0.4]
 os.environ.setdefault('ROS_DOMAIN_ID', '72')
 if PACKAGE_ROOT not in sys.path:
     sys.path.insert(0, PACKAGE_ROOT)
-from manip_dynamics.ros.discovery import apply_loopback_environment  # noqa: E402
+from manip_dynamics.ros.runtime.discovery import apply_loopback_environment  # noqa: E402
 apply_loopback_environment()
 
 #: One measuring process: prints RESULT {json} with every call's time [s].
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--output', default='')
     args = parser.parse_args(argv)
     from manip_dynamics.bundled import urdf_path
-    from manip_dynamics.ros.node_process import start_node, stop_node
+    from manip_dynamics.ros.runtime.node_process import start_node, stop_node
     with open(urdf_path('cobot7'), encoding='utf-8') as stream:
         xml = stream.read()
     proc = start_node('dynamics_node', 'bench_dynamics', {'robot_description': xml,

@@ -147,7 +147,7 @@ def child_node() -> dict:
     """Start dynamics_node on cobot7; time its first successful ~/inverse_dynamics answer."""
     import rclpy
 
-    from manip_dynamics.ros.node_process import start_node, stop_node
+    from manip_dynamics.ros.runtime.node_process import start_node, stop_node
     from manip_dynamics_interfaces.srv import InverseDynamics
     with open(os.path.join(PKG, 'urdf', 'cobot7.urdf'), encoding='utf-8') as f:
         xml = f.read()

@@ -106,9 +106,9 @@ def measure() -> dict:
     from manip_dynamics.control import ComputedTorqueController
     from manip_dynamics.observers.gated_observer import GatedObserver
     from manip_dynamics.observers.momentum_observer import MomentumObserver
-    from manip_dynamics.ros.conversions import float64_multi_array, joint_state_arrays, \
+    from manip_dynamics.ros.runtime.conversions import float64_multi_array, joint_state_arrays, \
         joint_state_message
-    from manip_dynamics.ros.ros2_control_setup import default_initial_positions
+    from manip_dynamics.ros.launch_support.ros2_control_setup import default_initial_positions
     from manip_dynamics.safety.plausibility import JointStateGate
     from manip_dynamics.simulation import Simulator
 

@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     import rclpy
     from sensor_msgs.msg import JointState
     from manip_dynamics.bundled import urdf_path
-    from manip_dynamics.ros.node_process import start_node, stop_node
+    from manip_dynamics.ros.runtime.node_process import start_node, stop_node
     from manip_dynamics_interfaces.msg import Contact
 
     with open(urdf_path('cobot7')) as stream:

@@ -54,7 +54,7 @@ os.environ.setdefault('ROS_DOMAIN_ID', '71')
 if PACKAGE_ROOT not in sys.path:
     sys.path.insert(0, PACKAGE_ROOT)
 # loopback-only discovery, as each distribution wants it (before rclpy is initialised)
-from manip_dynamics.ros.discovery import apply_loopback_environment  # noqa: E402
+from manip_dynamics.ros.runtime.discovery import apply_loopback_environment  # noqa: E402
 apply_loopback_environment()
 
 
@@ -321,7 +321,7 @@ def bench_simulator(node, xml: str, duration: float, log_dir: str) -> dict:
     """Run simulator_node with real_time_factor 0 and measure simulated / wall time."""
     import rclpy
     from rosgraph_msgs.msg import Clock
-    from manip_dynamics.ros.node_process import start_node, stop_node
+    from manip_dynamics.ros.runtime.node_process import start_node, stop_node
     samples = []
     sub = node.create_subscription(
         Clock, '/clock', lambda m: samples.append(
@@ -394,7 +394,7 @@ def main(argv: list[str] | None = None) -> int:
     import rclpy
     from manip_dynamics.bundled import urdf_path
     # Imported here, not at the top: the child roles above must start fast.
-    from manip_dynamics.ros.node_process import start_node, stop_node
+    from manip_dynamics.ros.runtime.node_process import start_node, stop_node
 
     with open(urdf_path('cobot7')) as stream:
         xml = stream.read()

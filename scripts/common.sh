@@ -35,6 +35,6 @@ esac
 # Loopback only (ROS_FROM_PYPI.md gotcha 6): Jazzy and Kilted take the discovery range alone
 # (ROS_LOCALHOST_ONLY as well makes every process print two deprecation warnings; Humble,
 # which this PyPI set-up does not serve, would need ROS_LOCALHOST_ONLY=1 instead, as
-# manip_dynamics/ros/discovery.py does for Python processes).
+# manip_dynamics/ros/runtime/discovery.py does for Python processes).
 export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
 unset ROS_LOCALHOST_ONLY ROS_STATIC_PEERS

@@ -58,13 +58,13 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-from manip_dynamics.ros.launch_helpers import (
+from manip_dynamics.ros.launch_support.launch_helpers import (
     executable_path, is_true, LaunchArgumentError, missing_executables, missing_message,
     robot_description, state_publisher_wanted)
-from manip_dynamics.ros.launch_nodes import (
+from manip_dynamics.ros.launch_support.launch_nodes import (
     description_node, observer_node, rviz_node, share, stop_launch, trajectory_nodes,
     viewer_node)
-from manip_dynamics.ros.ros2_control_setup import (
+from manip_dynamics.ros.launch_support.ros2_control_setup import (
     check_hardware, command_joint_names, controllers_parameters, EFFORT_CONTROLLER,
     HARDWARE_PACKAGES, SIM_JOINT_COMMANDS, SIM_JOINT_STATES, TRAJECTORY_CONTROLLER,
     with_hardware, write_parameters_file)

@@ -34,7 +34,7 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-from manip_dynamics.ros.launch_helpers import robot_description
+from manip_dynamics.ros.launch_support.launch_helpers import robot_description
 
 PACKAGE = 'manip_dynamics'
 

@@ -36,9 +36,9 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction, Shutdown
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-from manip_dynamics.ros.launch_helpers import robot_description
-from manip_dynamics.ros.launch_nodes import share as _share
-from manip_dynamics.ros.ros2_control_setup import command_joint_names
+from manip_dynamics.ros.launch_support.launch_helpers import robot_description
+from manip_dynamics.ros.launch_support.launch_nodes import share as _share
+from manip_dynamics.ros.launch_support.ros2_control_setup import command_joint_names
 
 PACKAGE = 'manip_dynamics'
 

@@ -44,12 +44,12 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-from manip_dynamics.ros.launch_helpers import (
+from manip_dynamics.ros.launch_support.launch_helpers import (
     is_true, LaunchArgumentError, missing_executables, missing_message, robot_description,
     state_publisher_wanted)
-from manip_dynamics.ros.launch_nodes import (
+from manip_dynamics.ros.launch_support.launch_nodes import (
     description_node, rviz_node, share as _share, stop_launch, trajectory_nodes, viewer_node)
-from manip_dynamics.ros.ros2_control_setup import command_joint_names
+from manip_dynamics.ros.launch_support.ros2_control_setup import command_joint_names
 
 PACKAGE = 'manip_dynamics'
 

@@ -32,6 +32,6 @@ if PACKAGE_ROOT not in sys.path:
 # machine nor see other ROS graphs. Set before any test module imports rclpy.
 # MANIP_DYNAMICS_TEST_DOMAIN_ID overrides the domain, e.g. to run two test sessions side by
 # side.
-from manip_dynamics.ros.discovery import apply_loopback_environment  # noqa: E402
+from manip_dynamics.ros.runtime.discovery import apply_loopback_environment  # noqa: E402
 apply_loopback_environment()
 os.environ['ROS_DOMAIN_ID'] = os.environ.get('MANIP_DYNAMICS_TEST_DOMAIN_ID', '87')

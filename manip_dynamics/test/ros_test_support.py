@@ -87,7 +87,7 @@ def read_log(proc: Any) -> str:
     """
     Return what a node process has logged so far.
 
-    :param proc: A process from :func:`manip_dynamics.ros.node_process.start_node`.
+    :param proc: A process from :func:`manip_dynamics.ros.runtime.node_process.start_node`.
     :return: Its log file's text (undecodable bytes replaced).
     """
     with open(proc.log_path, encoding='utf-8', errors='replace') as stream:
@@ -103,7 +103,7 @@ def send_until_logged(proc: Any, publisher: Any, msg: Any, text: str,
     our publisher yet (discovery runs both ways): a single message can be lost. A long
     ``period`` sends a message that must arrive once (a move) again only when it was lost.
 
-    :param proc: A process from :func:`manip_dynamics.ros.node_process.start_node`.
+    :param proc: A process from :func:`manip_dynamics.ros.runtime.node_process.start_node`.
     :raises AssertionError: ``text`` was not logged again within ``timeout`` s.
     """
     before = read_log(proc).count(text)

@@ -104,8 +104,9 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
     """Publish an excitation (any JointTrajectory YAML file) once to a trajectory controller."""
     import yaml
     try:
-        from manip_dynamics.ros.discovery import apply_loopback_environment
-        from manip_dynamics.ros.trajectory_player import publish_once, trajectory_from_document
+        from manip_dynamics.ros.runtime.discovery import apply_loopback_environment
+        from manip_dynamics.ros.runtime.trajectory_player import (
+            publish_once, trajectory_from_document)
     except ImportError as error:
         raise common.CliError('identify play needs ROS 2 (rclpy, trajectory_msgs): %s'
                               % error) from None

@@ -47,9 +47,9 @@ import time
 import numpy as np
 
 from manip_dynamics.demo.scenario import HOLD_TOLERANCE, story_parameters
-from manip_dynamics.ros.conversions import stamp_seconds
-from manip_dynamics.ros.discovery import loopback_environment
-from manip_dynamics.ros.node_process import start_node
+from manip_dynamics.ros.runtime.conversions import stamp_seconds
+from manip_dynamics.ros.runtime.discovery import loopback_environment
+from manip_dynamics.ros.runtime.node_process import module_path, start_node
 
 NODES = (
     # (module, node name, what is lost without it)
@@ -153,7 +153,7 @@ def viewer_port(args: argparse.Namespace) -> int | None:
     """Return the port of the browser view, or None (and say why) when it is not started."""
     if args.no_viewer:
         return None
-    if not module_exists('viser') or not module_exists('manip_dynamics.ros.viewer_node'):
+    if not module_exists('viser') or not module_exists('manip_dynamics.ros.nodes.viewer_node'):
         print('run_demo: no browser view: viser is not installed (pip install viser)')
         return None
     return free_port(args.viewer_port)
@@ -326,7 +326,8 @@ def story_line(monitor: Monitor, scenario, log_dir: str, stopped: float) -> str:
     Return the story's figures in one line (the checks of issue 27; docs/SIMULATOR.md).
 
     Pushes flagged and their latency, samples the gate rejects, the return to the hold pose
-    after each push at hold, resumes accepted, false contacts, samples with zero torque on
+    after each push at hold, resumes accepted, false contacts (and the largest normalized
+    residual while moving undisturbed: 1.0 raises the flag), samples with zero torque on
     every joint, overspeed samples, and the nodes' log lines about trouble (:data:`TROUBLE`)
     written before ``stopped`` (wall clock [s]: the demo's stop, whose own stale input is no
     trouble).
@@ -349,8 +350,8 @@ def story_line(monitor: Monitor, scenario, log_dir: str, stopped: float) -> str:
     return ('pushes %d, flagged %d (latency p50 %s ms, max %s ms; down p50 %s ms, max %s ms '
             'after the push) | rejected samples %d | '
             'back within %g mrad of the hold pose %d/%d (worst %s s) | resumed %d/%d | false '
-            'contacts %d | zero-torque samples %d | overspeed samples %d | trouble log lines '
-            '%d' % (
+            'contacts %d (largest residual while moving undisturbed %s) | zero-torque samples '
+            '%d | overspeed samples %d | trouble log lines %d' % (
                 f['pushes'], f['flagged'],
                 '%.0f' % latency[len(latency) // 2] if latency else '-',
                 '%.0f' % latency[-1] if latency else '-',
@@ -359,7 +360,9 @@ def story_line(monitor: Monitor, scenario, log_dir: str, stopped: float) -> str:
                 1e3 * HOLD_TOLERANCE, sum(r is not None for r in returns), len(returns),
                 '%.2f' % max(r for r in returns if r is not None) if any(
                     r is not None for r in returns) else '-',
-                f['resumes'], f['resume_attempts'], f['false_contacts'], zero, overspeed,
+                f['resumes'], f['resume_attempts'], f['false_contacts'],
+                '-' if f['moving_residual'] is None else '%.2f' % f['moving_residual'],
+                zero, overspeed,
                 trouble))
 
 
@@ -462,14 +465,21 @@ def start_nodes(args: argparse.Namespace, xml: str, joint_names: list[str], log_
     env = loopback_environment()
     gravity_compensation = not args.no_gravity_compensation
     if use_launch:
-        from manip_dynamics.ros.launch_helpers import executable_path
+        from manip_dynamics.ros.launch_support.launch_helpers import executable_path
         rviz = bool(os.environ.get('DISPLAY')) and executable_path('rviz2', 'rviz2') is not None
         state_publisher = executable_path('robot_state_publisher',
                                           'robot_state_publisher') is not None
+        # the story (issue 28): trajectory_controller and the observer with
+        # config/story.yaml, as sim.launch.py gives them to users, in place of the
+        # compensation; without the story's controller: the compensation holds the arm
+        story = gravity_compensation and module_exists(
+            'manip_dynamics.ros.nodes.trajectory_controller')
         cmd = ['ros2', 'launch', 'manip_dynamics', 'sim.launch.py',
                'rviz:=%s' % str(rviz).lower(),
                'robot_state_publisher:=%s' % str(state_publisher).lower(),
-               'gravity_compensation:=%s' % str(gravity_compensation).lower(),
+               'gravity_compensation:=%s' % str(gravity_compensation and not story).lower(),
+               'trajectory_controller:=%s' % str(story).lower(),
+               'real_time_factor:=%g' % float(args.real_time_factor),
                'brakes:=%s' % str(gravity_compensation).lower()]
         if args.viewer_port_chosen is not None:
             cmd += ['viewer:=true', 'viewer_port:=%d' % args.viewer_port_chosen]
@@ -478,7 +488,12 @@ def start_nodes(args: argparse.Namespace, xml: str, joint_names: list[str], log_
         log = open(os.path.join(log_dir, 'launch.log'), 'w')
         proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True)
-        return [('ros2 launch', proc)], ['simulator', 'manip_dynamics', 'gravity_compensation']
+        started = ['simulator', 'manip_dynamics']
+        if story:
+            started += ['trajectory_controller', 'external_torque_observer']
+        elif gravity_compensation:
+            started.append('gravity_compensation')
+        return [('ros2 launch', proc)], started
     # Timeouts: 0.1 s (both nodes' defaults) is right for a real arm, but a loaded 2-core
     # machine stalls a process for longer now and then; the demo rides through 0.5 s.
     params = {
@@ -518,7 +533,7 @@ def start_nodes(args: argparse.Namespace, xml: str, joint_names: list[str], log_
         if name in ('gravity_compensation', 'trajectory_controller') and \
                 not gravity_compensation:
             continue
-        full = 'manip_dynamics.ros.' + module
+        full = module_path(module)
         if not module_exists(full):
             print('run_demo: %s does not exist yet: %s' % (module, without))
             continue
@@ -552,11 +567,14 @@ def call(client, request, timeout: float = 5.0) -> bool:
 
 def wait_until_ready(node, monitor: 'Monitor', started: list[str], procs,
                      stop: threading.Event) -> bool:
-    """Wait for the nodes' topics, then un-pause the simulator (own-process mode)."""
+    """Wait for the nodes' topics, un-pause the simulator, reset it with the controller on."""
     from std_srvs.srv import SetBool, Trigger
     client = node.create_client(SetBool, '/simulator/pause')
     needs = {'manip_dynamics': '/manip_dynamics/gravity_torques',
-             'gravity_compensation': '/effort_controller/commands'}
+             'gravity_compensation': '/effort_controller/commands',
+             'trajectory_controller': '/effort_controller/commands'}
+    commanding = [name for name in ('trajectory_controller', 'gravity_compensation')
+                  if name in started]
     deadline = time.monotonic() + STARTUP_TIMEOUT
     while not stop.is_set() and time.monotonic() < deadline:
         for label, proc in procs:
@@ -567,17 +585,17 @@ def wait_until_ready(node, monitor: 'Monitor', started: list[str], procs,
         ready = client.service_is_ready() and all(
             node.count_publishers(topic) > 0 for name, topic in needs.items()
             if name in started)
-        if 'gravity_compensation' in started:
+        if commanding:
             # The simulator must also subscribe to the commands: its subscription matches
-            # the gravity compensation's publisher through discovery, like ours.
-            ready = ready and node.count_subscribers(needs['gravity_compensation']) > 0
+            # the controller's publisher through discovery, like ours.
+            ready = ready and node.count_subscribers('/effort_controller/commands') > 0
         if ready:
             # Leave discovery a moment to match the nodes with each other, not only with
             # this process, so that the first commands are not lost.
             time.sleep(1.0)
             if not call(client, SetBool.Request(data=False)):
                 return False
-            if 'gravity_compensation' not in started:
+            if not commanding:
                 return True
             # The controller's first answers come late (its kernels load on the first
             # message): let it engage, then release the arm again from the start pose at
@@ -655,10 +673,10 @@ def main(argv: list[str] | None = None) -> int:
     node = rclpy.create_node('run_demo')
     monitor = Monitor(node, model)
     scenario = None
-    if not use_launch and not args.no_gravity_compensation:
+    controller_node = module_exists('manip_dynamics.ros.nodes.trajectory_controller')
+    if not args.no_gravity_compensation and (controller_node or not use_launch):
         from manip_dynamics.demo.scenario import DemoScenario
-        scenario = DemoScenario(model, controller_node=module_exists(
-            'manip_dynamics.ros.trajectory_controller'))
+        scenario = DemoScenario(model, controller_node=controller_node)
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     spinner = threading.Thread(target=executor.spin, daemon=True)
@@ -668,7 +686,7 @@ def main(argv: list[str] | None = None) -> int:
     code = 0
     wall_start = time.monotonic()
     try:
-        if not use_launch:
+        if not use_launch or scenario is not None:
             print('run_demo: starting %s (first start compiles the numba kernels, up to a '
                   'minute) ...' % ', '.join(started))
             if not wait_until_ready(node, monitor, started, procs, stop):

@@ -177,6 +177,8 @@ class DemoScenario:
         self.errors: list[tuple[float, float]] = []   # t, max |q_d - q| of the controller
         self.contact_stamps: list[float] = []   # stamps of contact messages with the flag
         self.contact_rises: list[float] = []    # stamps where the flag went up
+        # (stamp, largest normalized residual) of every contact message of the story
+        self.residuals: list[tuple[float, float]] = []
         self.contact_falls: list[float] = []    # stamps where the flag went down
         self.resumes = 0
         self.resume_attempts = 0
@@ -293,6 +295,7 @@ class DemoScenario:
                 self.contact_stamps.clear()
                 self.contact_rises.clear()
                 self.contact_falls.clear()
+                self.residuals.clear()
             self.t_contact = t
             rose = bool(msg.contact) and not self.contact
             if self.story_started and t >= self.t_story:
@@ -300,6 +303,7 @@ class DemoScenario:
                     # every flagged stamp: a push's detection is the first one after its
                     # start, whenever the simulator's answer with the push's times arrives
                     self.contact_stamps.append(t)
+                self.residuals.append((t, float(msg.strongest_normalized_residual)))
                 if rose:
                     self.contact_rises.append(t)
                 elif self.contact and not msg.contact:
@@ -335,7 +339,7 @@ class DemoScenario:
         """Send the out-and-back move to trajectory_controller (timed points at 50 Hz)."""
         from trajectory_msgs.msg import JointTrajectoryPoint
 
-        from manip_dynamics.ros.conversions import time_msg
+        from manip_dynamics.ros.runtime.conversions import time_msg
         msg = self._JointTrajectory(joint_names=list(self.model.joint_names))
         for t in np.arange(0.0, 2 * MOVE_LEG + 1e-9, 0.02):
             q, qd, qdd = self._reference(float(t))
@@ -505,7 +509,8 @@ class DemoScenario:
         each push at hold whose return window closed, the time back within
         :data:`HOLD_TOLERANCE` after its end [s] (None: not back within
         :data:`HOLD_RETURN`); ``resumes`` and ``resume_attempts``; ``false_contacts``
-        (:meth:`false_contact_count`); ``release_ms`` (:meth:`releases`).
+        (:meth:`false_contact_count`); ``release_ms`` (:meth:`releases`);
+        ``moving_residual`` (:meth:`moving_residual`).
         """
         with self.lock:
             pushes = [w for w in self.push_window if w[1] <= t_end - 0.3]
@@ -517,7 +522,22 @@ class DemoScenario:
                     'hold_returns': returns, 'resumes': self.resumes,
                     'resume_attempts': self.resume_attempts,
                     'false_contacts': self.false_contact_count(),
-                    'release_ms': self.releases(pushes)}
+                    'release_ms': self.releases(pushes),
+                    'moving_residual': self.moving_residual(t_end)}
+
+    def moving_residual(self, t_end: float) -> float | None:
+        """
+        Return the largest normalized residual while the arm moved undisturbed, or None.
+
+        Samples within a move's band of each cycle (as the plot shades it) before
+        ``t_end``, except from a push's start to 1 s after its end (call with ``self.lock``
+        held). The contact flag rises at 1.0: how close the moves come to a false contact.
+        """
+        band = 2 * MOVE_LEG + (PUSH_DURATION + RESUME_AFTER if self.controller_node else 0.0)
+        values = [r for t, r in self.residuals if t <= t_end
+                  and MOVE_AT <= (t - self.cycle_start) % self.period < MOVE_AT + band
+                  and not any(a <= t < b + 1.0 for a, b in self.push_window)]
+        return max(values) if values else None
 
     def releases(self, pushes: list[tuple[float, float]]) -> list[float]:
         """Return, per push whose flag went down within 1 s of its end, that delay [ms]."""

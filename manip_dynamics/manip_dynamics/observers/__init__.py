@@ -15,7 +15,7 @@
 """
 Observers that estimate what the robot model cannot see: external joint torques, contacts.
 
-No ROS here: :mod:`manip_dynamics.ros.external_torque_observer` is a thin adapter.
+No ROS here: :mod:`manip_dynamics.ros.nodes.external_torque_observer` is a thin adapter.
 
 * :class:`MomentumObserver`: the generalised-momentum residual r ~ tau_ext.
 * :class:`ContactDetector`: per-joint thresholds with hysteresis on r.

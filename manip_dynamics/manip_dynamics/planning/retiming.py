@@ -161,7 +161,7 @@ class RetimedTrajectory:
         A plain document (the library imports no ROS message type): ``joint_names`` and
         ``points`` with ``positions``, ``velocities``, ``accelerations``, ``effort`` and
         ``time_from_start`` ``{sec, nanosec}``; the waypoint times are always among the points
-        (each waypoint appears exactly). ``manip_dynamics.ros.trajectory_player`` turns it
+        (each waypoint appears exactly). ``manip_dynamics.ros.runtime.trajectory_player`` turns it
         into the message.
 
         :param rate: Points per second [Hz], > 0.

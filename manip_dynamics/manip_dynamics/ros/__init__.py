@@ -15,13 +15,15 @@
 """
 ROS 2 adapters of the manip_dynamics library: the only subpackage that imports rclpy.
 
-* :mod:`manip_dynamics.ros.conversions`: message <-> numpy helpers (name-keyed joint
-  arrays, wrenches, trajectories, row-major matrices).
-* :mod:`manip_dynamics.ros.robot_description`: the model from the ``robot_description``
-  parameter or the ``/robot_description`` topic.
-* :mod:`manip_dynamics.ros.dynamics_node`: dynamics services and torque topics.
-* :mod:`manip_dynamics.ros.gravity_compensation_node`: gravity-compensation efforts for
-  ros2_control effort controllers.
+* :mod:`manip_dynamics.ros.nodes`: the nodes, one module each (dynamics services and torque
+  topics, simulator, gravity compensation, external-torque observer, trajectory controller,
+  viewer, description publisher).
+* :mod:`manip_dynamics.ros.runtime`: what the nodes run on (start-up and shutdown,
+  parameters, the robot description, message conversions, node processes).
+* :mod:`manip_dynamics.ros.launch_support`: what the launch files use (arguments, node
+  descriptions, the ros2_control bring-up).
+* :mod:`manip_dynamics.ros.client`: the Python client a planner script imports.
+* :mod:`manip_dynamics.ros.testing`: stand-ins for what CI cannot build (test support).
 
 Nodes are thin: every equation lives in :class:`manip_dynamics.RobotModel`. The public ROS
 interface is documented in docs/ROS_API.md.

@@ -47,7 +47,7 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from manip_dynamics.ros.conversions import stamp_seconds, time_msg, unflatten_row_major
+from manip_dynamics.ros.runtime.conversions import stamp_seconds, time_msg, unflatten_row_major
 
 FloatArray = NDArray[np.float64]
 

@@ -23,7 +23,7 @@ A live 3D view of the arm in a web browser, without RViz and without ROS.
   them (the only module that imports viser, the optional extra ``[viewer]``).
 
 Used by ``manip-dynamics view ROBOT`` (sliders, no ROS) and by the ``viewer`` node
-(``manip_dynamics.ros.viewer_node``, following /joint_states). No module here imports rclpy.
+(``manip_dynamics.ros.nodes.viewer_node``, following /joint_states). No module here imports rclpy.
 """
 
 from manip_dynamics.viewer.scene import payload_radius, RobotScene

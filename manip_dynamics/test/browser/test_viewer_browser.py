@@ -55,7 +55,7 @@ pytest.importorskip('viser', reason='viser (the [viewer] extra) is not installed
 rclpy = pytest.importorskip('rclpy', reason='rclpy not installed')
 
 from manip_dynamics.bundled import DEFAULT_ARM, urdf_path  # noqa: E402
-from manip_dynamics.ros.node_process import start_node, stop_node  # noqa: E402
+from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 from manip_dynamics.viewer.server import BACKGROUND_RGB  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))

@@ -51,8 +51,9 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E
 
 from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.bundled import urdf_path  # noqa: E402
-from manip_dynamics.ros.conversions import MAX_TRAJECTORY_POINTS  # noqa: E402
-from manip_dynamics.ros.node_process import PACKAGE_ROOT, start_node, stop_node  # noqa: E402
+from manip_dynamics.ros.runtime.conversions import MAX_TRAJECTORY_POINTS  # noqa: E402
+from manip_dynamics.ros.runtime.node_process import (  # noqa: E402
+    PACKAGE_ROOT, start_node, stop_node)
 
 pytestmark = [pytest.mark.rostest, pytest.mark.slow]
 

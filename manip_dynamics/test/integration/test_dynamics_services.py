@@ -15,7 +15,7 @@
 """
 The dynamics_node over real DDS: services, torque topics and robot_description updates.
 
-One dynamics_node process (``python -m manip_dynamics.ros.dynamics_node``) serves the whole
+One dynamics_node process (``python -m manip_dynamics.ros.nodes.dynamics_node``) serves the whole
 module. It starts with an empty robot_description parameter, so it takes the URDF from the
 robot_description topic (remapped to a test-own name); this test publishes the default arm
 (cobot7) there with transient-local durability. Every answer is compared with
@@ -44,7 +44,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E
 from visualization_msgs.msg import MarkerArray  # noqa: E402
 
 from manip_dynamics import RobotModel  # noqa: E402
-from manip_dynamics.ros.node_process import start_node, stop_node  # noqa: E402
+from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 
 pytestmark = pytest.mark.rostest
 

@@ -41,7 +41,7 @@ from sensor_msgs.msg import JointState  # noqa: E402
 
 from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.bundled import urdf_path  # noqa: E402
-from manip_dynamics.ros.node_process import start_node, stop_node  # noqa: E402
+from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 
 pytestmark = pytest.mark.rostest
 

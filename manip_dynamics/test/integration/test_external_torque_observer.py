@@ -46,7 +46,7 @@ from std_srvs.srv import SetBool, Trigger  # noqa: E402
 from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.observers import MomentumObserver  # noqa: E402
-from manip_dynamics.ros.node_process import start_node, stop_node  # noqa: E402
+from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 from manip_dynamics_interfaces.msg import Contact  # noqa: E402
 from manip_dynamics_interfaces.srv import ApplyWrench  # noqa: E402
 

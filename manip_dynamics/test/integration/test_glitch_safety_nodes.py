@@ -41,8 +41,8 @@ from std_msgs.msg import Float64MultiArray, String  # noqa: E402
 
 from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.bundled import urdf_path  # noqa: E402
-from manip_dynamics.ros.node_process import start_node, stop_node  # noqa: E402
-from manip_dynamics.ros.robot_description import ROBOT_DESCRIPTION_QOS  # noqa: E402
+from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
+from manip_dynamics.ros.runtime.robot_description import ROBOT_DESCRIPTION_QOS  # noqa: E402
 
 pytestmark = pytest.mark.rostest
 
@@ -316,10 +316,10 @@ def test_compensation_refuses_a_model_without_effort_limits_unless_given():
 
 # ---------------------------------------------------------------- every callback guarded
 def _node_classes():
-    from manip_dynamics.ros.dynamics_node import DynamicsNode
-    from manip_dynamics.ros.external_torque_observer import ExternalTorqueObserverNode
-    from manip_dynamics.ros.gravity_compensation_node import GravityCompensationNode
-    from manip_dynamics.ros.simulator_node import SimulatorNode
+    from manip_dynamics.ros.nodes.dynamics_node import DynamicsNode
+    from manip_dynamics.ros.nodes.external_torque_observer import ExternalTorqueObserverNode
+    from manip_dynamics.ros.nodes.gravity_compensation_node import GravityCompensationNode
+    from manip_dynamics.ros.nodes.simulator_node import SimulatorNode
     return [DynamicsNode, GravityCompensationNode, ExternalTorqueObserverNode, SimulatorNode]
 
 
@@ -370,7 +370,7 @@ def test_an_exception_in_any_callback_never_leaves_the_node(from_topic):
 
 # ---------------------------------------------------------------- item 7
 def test_simulator_reset_recovers_from_an_integration_failure_and_refuses_huge_pushes():
-    from manip_dynamics.ros.simulator_node import SimulatorNode
+    from manip_dynamics.ros.nodes.simulator_node import SimulatorNode
     from manip_dynamics_interfaces.srv import ApplyWrench
     from std_srvs.srv import Trigger
     context = rclpy.Context()

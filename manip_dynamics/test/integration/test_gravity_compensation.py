@@ -40,7 +40,7 @@ from sensor_msgs.msg import JointState  # noqa: E402, I100
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 
 from manip_dynamics import RobotModel  # noqa: E402
-from manip_dynamics.ros.node_process import start_node, stop_node  # noqa: E402
+from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 
 pytestmark = pytest.mark.rostest
 

@@ -16,7 +16,7 @@
 No DDS packet leaves the machine, and no deprecation warning is printed (issue 19, item 3).
 
 A node process is started with the environment every script of the project gives it
-(:func:`manip_dynamics.ros.discovery.loopback_environment`); meanwhile a raw packet socket
+(:func:`manip_dynamics.ros.runtime.discovery.loopback_environment`); meanwhile a raw packet socket
 (AF_PACKET, needs root or CAP_NET_RAW: skipped with that reason otherwise) listens on every
 network interface but loopback and counts the UDP packets to or from the RTPS ports (7400
 and up). There must be none. ROS_FROM_PYPI.md measured 16 such packets in 5 s with the
@@ -35,8 +35,8 @@ from ros_test_support import read_log, require_rclpy, STARTUP_TIMEOUT, wait_unti
 require_rclpy()
 
 from manip_dynamics.bundled import urdf_path  # noqa: E402, I100
-from manip_dynamics.ros.discovery import loopback_environment  # noqa: E402
-from manip_dynamics.ros.node_process import start_node, stop_node  # noqa: E402
+from manip_dynamics.ros.runtime.discovery import loopback_environment  # noqa: E402
+from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 
 pytestmark = pytest.mark.rostest
 

@@ -31,7 +31,7 @@ require_interfaces()
 from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.ros.client import DynamicsClient, ServiceCallError  # noqa: E402
-from manip_dynamics.ros.node_process import start_node, stop_node  # noqa: E402
+from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 
 pytestmark = [pytest.mark.rostest]
 NODE = 'client_dynamics'

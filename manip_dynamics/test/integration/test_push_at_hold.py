@@ -44,9 +44,10 @@ from std_msgs.msg import Float64MultiArray  # noqa: E402
 from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.observers import wrench_in_axes  # noqa: E402
-from manip_dynamics.ros.conversions import stamp_seconds  # noqa: E402
-from manip_dynamics.ros.node_process import start_node, stop_node  # noqa: E402
-from manip_dynamics.ros.ros2_control_setup import default_initial_positions  # noqa: E402
+from manip_dynamics.ros.launch_support.ros2_control_setup import (  # noqa: E402
+    default_initial_positions)
+from manip_dynamics.ros.runtime.conversions import stamp_seconds  # noqa: E402
+from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 from manip_dynamics.simulation import push_joint_torques  # noqa: E402
 from manip_dynamics_interfaces.msg import Contact  # noqa: E402
 from manip_dynamics_interfaces.srv import ApplyWrench  # noqa: E402

@@ -56,7 +56,8 @@ import yaml  # noqa: E402
 
 from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.bundled import urdf_path  # noqa: E402
-from manip_dynamics.ros.node_process import PACKAGE_ROOT, start_node, stop_node  # noqa: E402
+from manip_dynamics.ros.runtime.node_process import (  # noqa: E402
+    PACKAGE_ROOT, start_node, stop_node)
 
 pytestmark = [pytest.mark.rostest, pytest.mark.slow]
 
@@ -113,7 +114,7 @@ def test_view_command_without_viser_says_so_in_one_line(tmp_path):
 
 LAUNCHER = textwrap.dedent('''
     import sys, time
-    from manip_dynamics.ros.node_process import start_node
+    from manip_dynamics.ros.runtime.node_process import start_node
     proc = start_node('gravity_compensation_node', 'orphan_gc',
                       {'robot_description': open(sys.argv[1]).read(), 'ramp_time': 0.0},
                       log_dir=sys.argv[2])

@@ -45,7 +45,7 @@ from std_msgs.msg import Float64MultiArray  # noqa: E402
 
 from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.bundled import urdf_path  # noqa: E402
-from manip_dynamics.ros.node_process import start_node, stop_node  # noqa: E402
+from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 
 pytestmark = [pytest.mark.rostest, pytest.mark.slow]
 NS = 'sim_behind_rc'

@@ -30,7 +30,7 @@ from ros_test_support import read_log, require_rclpy, STARTUP_TIMEOUT
 
 require_rclpy()
 
-from manip_dynamics.ros.node_process import start_node, stop_node  # noqa: E402, I100
+from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402, I100
 
 pytestmark = [pytest.mark.rostest]
 

@@ -172,7 +172,7 @@ def ros2_control_missing() -> str | None:
         controller_manager, the two controllers, topic_based_ros2_control and
         controller_manager_msgs' Python module are all there.
     """
-    from manip_dynamics.ros.launch_helpers import executable_path
+    from manip_dynamics.ros.launch_support.launch_helpers import executable_path
     wanted = [('controller_manager', 'ros2_control_node'), ('joint_state_broadcaster', ''),
               ('effort_controllers', ''), ('topic_based_ros2_control', '')]
     absent = [package for package, executable in wanted
@@ -213,7 +213,7 @@ def check_controllers(case: Any, node: Any, timeout: float = 60.0) -> dict[str, 
     :return: Controller name -> state.
     """
     from controller_manager_msgs.srv import ListControllers
-    from manip_dynamics.ros.launch_helpers import executable_path
+    from manip_dynamics.ros.launch_support.launch_helpers import executable_path
     trajectory = executable_path('joint_trajectory_controller', '') is not None
     deadline = time.monotonic() + timeout
     while True:

@@ -49,7 +49,7 @@ from std_msgs.msg import Float64MultiArray  # noqa: E402
 
 from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.bundled import urdf_path  # noqa: E402
-from manip_dynamics.ros.ros2_control_setup import ros2_control_joints  # noqa: E402
+from manip_dynamics.ros.launch_support.ros2_control_setup import ros2_control_joints  # noqa: E402
 
 MISSING = launch_support.ros2_control_missing()
 
@@ -112,7 +112,7 @@ class TestControlMockLaunch(unittest.TestCase):
 
     def test_the_trajectory_controller_switches_in_and_back(self):
         """A strict switch effort_controller -> joint_trajectory_controller, and back."""
-        from manip_dynamics.ros.launch_helpers import executable_path
+        from manip_dynamics.ros.launch_support.launch_helpers import executable_path
         if executable_path('joint_trajectory_controller', '') is None:
             self.skipTest('joint_trajectory_controller not installed '
                           '(apt install ros-$ROS_DISTRO-joint-trajectory-controller)')

@@ -157,7 +157,7 @@ def launch(tmp_path):
 ])
 def test_missing_optional_executable_stops_before_anything_starts(launch, arguments,
                                                                   package, argument):
-    from manip_dynamics.ros.launch_helpers import executable_path
+    from manip_dynamics.ros.launch_support.launch_helpers import executable_path
     if executable_path(package, package) is not None:
         pytest.skip('%s is installed here: nothing is missing' % package)
     run = launch('sim.launch.py', *arguments)
@@ -198,7 +198,7 @@ def test_ctrl_c_stops_every_node_cleanly(launch):
 
 def test_the_readme_no_rviz_line_works_without_robot_state_publisher(launch):
     """``sim.launch.py viewer:=true rviz:=false`` as written (issue 23, item 5)."""
-    from manip_dynamics.ros.launch_helpers import executable_path
+    from manip_dynamics.ros.launch_support.launch_helpers import executable_path
     if executable_path('robot_state_publisher', 'robot_state_publisher') is not None:
         pytest.skip('robot_state_publisher is installed here: auto starts it')
     run = launch('sim.launch.py', 'viewer:=true', 'rviz:=false')
@@ -258,7 +258,7 @@ def test_sim_launch_simulates_another_bundled_arm(launch):
 # ------------------------------------------------------------------ control.launch.py
 def _ros2_control_missing() -> str | None:
     """Return which ros2_control part is not installed here, or None."""
-    from manip_dynamics.ros.launch_helpers import executable_path
+    from manip_dynamics.ros.launch_support.launch_helpers import executable_path
     for package, executable in [('controller_manager', 'ros2_control_node'),
                                 ('joint_state_broadcaster', ''), ('effort_controllers', ''),
                                 ('topic_based_ros2_control', '')]:

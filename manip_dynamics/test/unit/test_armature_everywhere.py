@@ -29,7 +29,7 @@ from manip_dynamics import RobotModel
 from manip_dynamics.bundled import urdf_path
 from manip_dynamics.control import ComputedTorqueController, TimedPoints
 from manip_dynamics.observers import MomentumObserver
-from manip_dynamics.ros.ros2_control_setup import default_initial_positions
+from manip_dynamics.ros.launch_support.ros2_control_setup import default_initial_positions
 from manip_dynamics.simulation import Simulator
 
 ARMATURE = 0.2   # [kg m^2] per joint: a geared motor's rotor inertia times the ratio squared

@@ -40,7 +40,7 @@ from manip_dynamics.bundled import urdf_path
 from manip_dynamics.cli import build_parser
 from manip_dynamics.cli.common import CliError, parse_joint_values
 from manip_dynamics.model_check import check_urdf_string
-from manip_dynamics.ros.discovery import loopback_environment
+from manip_dynamics.ros.runtime.discovery import loopback_environment
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 240

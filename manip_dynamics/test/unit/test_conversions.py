@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Message <-> numpy helpers of manip_dynamics.ros.conversions (no ROS graph needed).
+Message <-> numpy helpers of manip_dynamics.ros.runtime.conversions (no ROS graph needed).
 
 Expected values are written out by hand on the planar 2R arm and a permutation of the
 default arm's joint names; the helpers must reorder, flatten and reject exactly as stated.
@@ -33,7 +33,7 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
 from manip_dynamics import InputError, RobotModel  # noqa: E402
-from manip_dynamics.ros import conversions as conv  # noqa: E402
+from manip_dynamics.ros.runtime import conversions as conv  # noqa: E402
 
 URDF_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), 'urdf')

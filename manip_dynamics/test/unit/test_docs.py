@@ -48,7 +48,7 @@ import sys
 
 import pytest
 
-from manip_dynamics.ros.discovery import loopback_environment
+from manip_dynamics.ros.runtime.discovery import loopback_environment
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 REPO_ROOT = PACKAGE_ROOT.parent

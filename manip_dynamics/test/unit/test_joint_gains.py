@@ -30,7 +30,7 @@ from scipy.signal import cont2discrete
 from manip_dynamics import RobotModel
 from manip_dynamics.bundled import urdf_path
 from manip_dynamics.control.gains import design_joint_gains, sample_poses
-from manip_dynamics.ros.ros2_control_setup import controllers_parameters, \
+from manip_dynamics.ros.launch_support.ros2_control_setup import controllers_parameters, \
     default_initial_positions
 
 ARMS = ('cobot7', 'planar_2r', 'puma560', 'gripper_arm')

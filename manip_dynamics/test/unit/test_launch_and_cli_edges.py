@@ -31,7 +31,7 @@ import urdf_factory
 from manip_dynamics import RobotModel
 from manip_dynamics.bundled import urdf_path
 from manip_dynamics.model_check import check_urdf_file
-from manip_dynamics.ros.launch_helpers import (
+from manip_dynamics.ros.launch_support.launch_helpers import (
     is_true, LaunchArgumentError, state_publisher_wanted)
 
 
@@ -52,7 +52,7 @@ def test_the_bundled_cobot7_has_no_check_warning():
 
 def test_play_checks_the_trajectory_file():
     pytest.importorskip('trajectory_msgs', reason='trajectory_msgs (ROS 2) not installed')
-    from manip_dynamics.ros.trajectory_player import trajectory_from_document
+    from manip_dynamics.ros.runtime.trajectory_player import trajectory_from_document
     good = {'joint_names': ['a', 'b'], 'points': [
         {'positions': [0.0, 1.0], 'time_from_start': {'sec': 0, 'nanosec': 0}},
         {'positions': [0.5, 1.0], 'velocities': [0.0, 0.0], 'time_from_start': 1.5}]}

@@ -13,7 +13,8 @@
 # limitations under the License.
 
 """
-The launch files' argument handling (manip_dynamics.ros.launch_helpers), without launch.
+The launch files' argument handling (manip_dynamics.ros.launch_support.launch_helpers),
+without launch.
 
 Expected texts are the bundled files themselves, read here; a missing executable is one
 that no ROS prefix on this machine has.
@@ -24,7 +25,7 @@ import os
 import pytest
 
 from manip_dynamics.bundled import urdf_path
-from manip_dynamics.ros import launch_helpers as lh
+from manip_dynamics.ros.launch_support import launch_helpers as lh
 
 
 def _text(name: str) -> str:

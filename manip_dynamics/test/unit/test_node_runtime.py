@@ -12,10 +12,10 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""KindThrottle (manip_dynamics.ros.node_runtime): one log line per kind per period."""
+"""KindThrottle (manip_dynamics.ros.runtime.node_runtime): one log line per kind per period."""
 
-from manip_dynamics.ros import node_runtime
-from manip_dynamics.ros.node_runtime import KindThrottle
+from manip_dynamics.ros.runtime import node_runtime
+from manip_dynamics.ros.runtime.node_runtime import KindThrottle
 
 
 class Recorder:

@@ -32,7 +32,7 @@ import pytest
 from manip_dynamics import RobotModel
 from manip_dynamics.bundled import urdf_path
 from manip_dynamics.control import ComputedTorqueController, GravityCompensator
-from manip_dynamics.ros.ros2_control_setup import default_initial_positions
+from manip_dynamics.ros.launch_support.ros2_control_setup import default_initial_positions
 from manip_dynamics.safety import JointStateGate
 from manip_dynamics.safety.plausibility import DEFAULT_MAX_ACCELERATION
 from manip_dynamics.simulation import (

@@ -219,7 +219,7 @@ def test_retime_command(tmp_path):
     import subprocess
     import sys
     import yaml
-    from manip_dynamics.ros.node_process import PACKAGE_ROOT
+    from manip_dynamics.ros.runtime.node_process import PACKAGE_ROOT
     names = ['cobot7_joint%d' % i for i in range(1, 8)]
     csv = tmp_path / 'waypoints.csv'
     csv.write_text(','.join(names) + '\n' + ''.join(

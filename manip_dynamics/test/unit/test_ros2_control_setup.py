@@ -34,8 +34,8 @@ import yaml
 
 from manip_dynamics.bundled import bundled_robots, urdf_path
 from manip_dynamics.model.urdf_loader import MOVING_JOINT_TYPES
-from manip_dynamics.ros import ros2_control_setup as rc
-from manip_dynamics.ros.launch_helpers import missing_message
+from manip_dynamics.ros.launch_support import ros2_control_setup as rc
+from manip_dynamics.ros.launch_support.launch_helpers import missing_message
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONFIG = os.path.join(HERE, '..', '..', 'config', 'ros2_controllers.yaml')

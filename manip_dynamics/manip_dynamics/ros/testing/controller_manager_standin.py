@@ -64,8 +64,8 @@ import numpy as np
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from manip_dynamics.ros.node_runtime import GuardedNode, run_node
-from manip_dynamics.ros.robot_description import (
+from manip_dynamics.ros.runtime.node_runtime import GuardedNode, run_node
+from manip_dynamics.ros.runtime.robot_description import (
     param_bool, param_float, param_string, param_strings, report_startup_error, STARTUP_ERRORS,
     StartupError)
 

@@ -77,14 +77,14 @@ from std_msgs.msg import Float64, Float64MultiArray
 from std_srvs.srv import SetBool, Trigger
 
 from manip_dynamics.robot_model import RobotModel
-from manip_dynamics.ros.conversions import time_msg
-from manip_dynamics.ros.external_push import ExternalPushes
-from manip_dynamics.ros.node_runtime import GuardedNode, KindThrottle, run_node
-from manip_dynamics.ros.robot_description import (
+from manip_dynamics.ros.launch_support.ros2_control_setup import default_initial_positions
+from manip_dynamics.ros.runtime.conversions import time_msg
+from manip_dynamics.ros.runtime.external_push import ExternalPushes
+from manip_dynamics.ros.runtime.node_runtime import GuardedNode, KindThrottle, run_node
+from manip_dynamics.ros.runtime.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
     param_strings, report_startup_error, RobotDescriptionSource, STARTUP_ERRORS,
     StartupError)
-from manip_dynamics.ros.ros2_control_setup import default_initial_positions
 from manip_dynamics.simulation import Simulator
 
 FloatArray = NDArray[np.float64]

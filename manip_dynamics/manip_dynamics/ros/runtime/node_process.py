@@ -30,11 +30,22 @@ from typing import Iterable, Mapping
 
 import yaml
 
-from manip_dynamics.ros.discovery import loopback_environment
+from manip_dynamics.ros.runtime.discovery import loopback_environment
 
 #: The folder holding the ``manip_dynamics`` package this module belongs to (the source
 #: tree in a checkout, site-packages in an install).
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def module_path(module: str) -> str:
+    """
+    Return the full module path of a node module named as :func:`start_node` takes it.
+
+    :param module: A node's module (``'dynamics_node'``: under ``manip_dynamics.ros.nodes``)
+        or a dotted path under ``manip_dynamics.ros`` (``'testing.controller_manager_standin'``).
+    :return: E.g. ``'manip_dynamics.ros.nodes.dynamics_node'``.
+    """
+    return 'manip_dynamics.ros.' + (module if '.' in module else 'nodes.' + module)
 
 
 def start_node(module: str, name: str, params: Mapping, *, remaps: Iterable[str] = (),
@@ -48,14 +59,15 @@ def start_node(module: str, name: str, params: Mapping, *, remaps: Iterable[str]
     unbuffered. The child runs in a session of its own, so a Ctrl-C in the caller's
     terminal reaches it only through :func:`stop_node`.
 
-    :param module: Module under ``manip_dynamics.ros``, e.g. ``'dynamics_node'``.
+    :param module: A node's module, e.g. ``'dynamics_node'``, or a dotted path under
+        ``manip_dynamics.ros`` (:func:`module_path`).
     :param name: Node name (``-r __node:=<name>``); also names the files.
     :param params: ROS parameters, name -> YAML-serialisable value.
     :param remaps: Extra ``from:=to`` remapping rules, each passed as ``-r <rule>``.
     :param log_dir: Folder for the parameter and log files; default a new temporary one.
     :param env: Environment of the child; default this process's. PYTHONPATH is prefixed
         with :data:`PACKAGE_ROOT` and PYTHONUNBUFFERED set either way; loopback-only
-        discovery always (:func:`manip_dynamics.ros.discovery.loopback_environment`).
+        discovery always (:func:`manip_dynamics.ros.runtime.discovery.loopback_environment`).
     :return: The process; its ``log_path`` attribute is the path of the log file.
     """
     if log_dir is None:
@@ -68,7 +80,7 @@ def start_node(module: str, name: str, params: Mapping, *, remaps: Iterable[str]
     child_env['PYTHONUNBUFFERED'] = '1'
     # the project's own node processes (tests, demo, benchmarks) stay on this machine
     child_env = loopback_environment(child_env)
-    cmd = [sys.executable, '-m', 'manip_dynamics.ros.' + module, '--ros-args',
+    cmd = [sys.executable, '-m', module_path(module), '--ros-args',
            '-r', '__node:=' + name, '--params-file', params_path]
     for rule in remaps:
         cmd += ['-r', rule]

@@ -30,7 +30,7 @@ from typing import Any
 
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from manip_dynamics.ros.conversions import time_msg
+from manip_dynamics.ros.runtime.conversions import time_msg
 
 #: Fields of a point that carry one value per joint (``effort`` may also be empty).
 _POINT_FIELDS = ('positions', 'velocities', 'accelerations', 'effort')

@@ -20,7 +20,7 @@ from rclpy.impl.rcutils_logger import RcutilsLogger
 from rclpy.node import Node
 
 from manip_dynamics.robot_model import RobotModel
-from manip_dynamics.ros.robot_description import (
+from manip_dynamics.ros.runtime.robot_description import (
     param_float, param_floats, param_string, StartupError)
 
 #: Payloads a node keeps to re-apply to a new model: link -> (mass [kg], centre of mass

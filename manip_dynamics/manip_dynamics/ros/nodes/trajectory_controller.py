@@ -73,13 +73,13 @@ from manip_dynamics.control.computed_torque import (
 from manip_dynamics.control.gravity_compensation import TIMEOUT_RANGE
 from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
-from manip_dynamics.ros.conversions import (
+from manip_dynamics.ros.runtime.conversions import (
     float64_multi_array, joint_state_arrays, stamp_seconds)
-from manip_dynamics.ros.glitch_parameters import (
+from manip_dynamics.ros.runtime.glitch_parameters import (
     declare_gate_parameters, declare_stale_action, held_back_or_implausible)
-from manip_dynamics.ros.node_runtime import (
+from manip_dynamics.ros.runtime.node_runtime import (
     GuardedNode, KindThrottle, run_node, send_last_zero)
-from manip_dynamics.ros.robot_description import (
+from manip_dynamics.ros.runtime.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_float, param_float_list, param_range,
     param_string, param_strings, report_startup_error, RobotDescriptionSource,
     STARTUP_ERRORS, StartupError)

@@ -18,7 +18,7 @@ The ``joint_dynamics.*`` parameters: friction and rotor-inertia overrides from a
 ``manip-dynamics identify fit`` writes them as a ROS parameter file (``/**:
 ros__parameters: joint_dynamics: {joint_names, damping, friction, armature}``); every node
 that builds its model with :func:`declare_model_parameters
-<manip_dynamics.ros.robot_description.declare_model_parameters>` reads them
+<manip_dynamics.ros.runtime.robot_description.declare_model_parameters>` reads them
 (``--ros-args --params-file cobot7_joint_dynamics.yaml``) and applies them to each model it
 builds with :meth:`RobotModel.with_joint_dynamics`.
 """

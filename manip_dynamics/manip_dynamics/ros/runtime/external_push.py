@@ -51,8 +51,8 @@ from rclpy.node import Node
 
 from manip_dynamics.observers import wrench_in_axes
 from manip_dynamics.robot_model import RobotModel
-from manip_dynamics.ros.conversions import array_to_wrench, wrench_to_array
-from manip_dynamics.ros.node_runtime import KindThrottle
+from manip_dynamics.ros.runtime.conversions import array_to_wrench, wrench_to_array
+from manip_dynamics.ros.runtime.node_runtime import KindThrottle
 from manip_dynamics.simulation import push_beyond_effort_limits, Simulator
 from manip_dynamics_interfaces.srv import ApplyWrench
 

@@ -33,8 +33,8 @@ from typing import Any
 from std_msgs.msg import String
 
 from manip_dynamics.model import precheck_urdf
-from manip_dynamics.ros.node_runtime import GuardedNode, run_node
-from manip_dynamics.ros.robot_description import (
+from manip_dynamics.ros.runtime.node_runtime import GuardedNode, run_node
+from manip_dynamics.ros.runtime.robot_description import (
     report_startup_error, ROBOT_DESCRIPTION_QOS, STARTUP_ERRORS, StartupError)
 
 #: Node name (also the default of ``-r __node:=``).

@@ -27,7 +27,7 @@ from rclpy.node import Node
 
 from manip_dynamics.control.gravity_compensation import STALE_ACTIONS
 from manip_dynamics.robot_model import RobotModel
-from manip_dynamics.ros.robot_description import param_range, param_string, StartupError
+from manip_dynamics.ros.runtime.robot_description import param_range, param_string, StartupError
 from manip_dynamics.safety.plausibility import (
     DEFAULT_HOLD_TIME, DEFAULT_MAX_ACCELERATION, DEFAULT_POSITION_MARGIN,
     DEFAULT_VELOCITY_FACTOR, HOLD_TIME_RANGE, JointStateGate, MAX_ACCELERATION_RANGE,

@@ -424,7 +424,7 @@ def declare_model_parameters(node: Node) -> tuple[str, ModelBuilder]:
                         'each warning once')
 
     # friction / rotor-inertia overrides (manip-dynamics identify fit writes the YAML)
-    from manip_dynamics.ros.joint_dynamics_parameters import (
+    from manip_dynamics.ros.runtime.joint_dynamics_parameters import (
         apply_joint_dynamics, declare_joint_dynamics)
     try:
         joint_dynamics = declare_joint_dynamics(node)

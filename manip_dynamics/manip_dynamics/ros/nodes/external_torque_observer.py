@@ -58,12 +58,12 @@ from manip_dynamics.errors import InputError
 from manip_dynamics.observers import (
     ContactDetector, estimate_wrench, GatedObserver, MomentumObserver, wrench_in_axes)
 from manip_dynamics.robot_model import RobotModel
-from manip_dynamics.ros.conversions import (
+from manip_dynamics.ros.runtime.conversions import (
     array_to_wrench, command_to_model_order, joint_state_arrays, joint_state_message)
-from manip_dynamics.ros.glitch_parameters import declare_gate_parameters
-from manip_dynamics.ros.node_runtime import GuardedNode, KindThrottle, run_node
-from manip_dynamics.ros.payloads import apply_payload_request, Payloads, reapply_payloads
-from manip_dynamics.ros.robot_description import (
+from manip_dynamics.ros.runtime.glitch_parameters import declare_gate_parameters
+from manip_dynamics.ros.runtime.node_runtime import GuardedNode, KindThrottle, run_node
+from manip_dynamics.ros.runtime.payloads import apply_payload_request, Payloads, reapply_payloads
+from manip_dynamics.ros.runtime.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
     param_strings, report_startup_error, RobotDescriptionSource, STARTUP_ERRORS, StartupError)
 from manip_dynamics_interfaces.msg import Contact

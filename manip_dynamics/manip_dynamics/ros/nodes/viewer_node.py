@@ -51,10 +51,10 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 
 from manip_dynamics.robot_model import RobotModel
-from manip_dynamics.ros.node_runtime import GuardedNode, run_node
-from manip_dynamics.ros.payloads import (
+from manip_dynamics.ros.runtime.node_runtime import GuardedNode, run_node
+from manip_dynamics.ros.runtime.payloads import (
     apply_payload_request, declare_payload_parameters, Payloads, reapply_payloads)
-from manip_dynamics.ros.robot_description import (
+from manip_dynamics.ros.runtime.robot_description import (
     declare_model_parameters, param_float, param_string, param_strings,
     report_startup_error, RobotDescriptionSource, STARTUP_ERRORS, StartupError)
 from manip_dynamics.viewer.scene import RobotScene
@@ -354,7 +354,7 @@ def main(args: list[str] | None = None) -> int:
     """
     Run the viewer node until SIGINT, SIGTERM or an external shutdown.
 
-    :func:`~manip_dynamics.ros.node_runtime.run_node` prepares the kernels first, spins one
+    :func:`~manip_dynamics.ros.runtime.node_runtime.run_node` prepares the kernels first, spins one
     thread, and stops cleanly (exit 0) whatever the number of signals.
 
     :param args: Command-line arguments (ROS arguments included); default ``sys.argv``.

@@ -42,16 +42,16 @@ from manip_dynamics.algorithms.cartesian import DIRECTION_NAMES
 from manip_dynamics.control.feedforward import GRAVITY_MODES
 from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
-from manip_dynamics.ros.conversions import (
+from manip_dynamics.ros.runtime.conversions import (
     flatten_row_major, from_model_order, joint_state_arrays, joint_state_message,
     matrix_from_model_order, response_joint_names, stamp_seconds, to_model_order,
     trajectory_to_arrays, trajectory_with_efforts, wrenches_to_dict)
-from manip_dynamics.ros.glitch_parameters import (
+from manip_dynamics.ros.runtime.glitch_parameters import (
     declare_gate_parameters, held_back_or_implausible)
-from manip_dynamics.ros.node_runtime import GuardedNode, KindThrottle, run_node
-from manip_dynamics.ros.payload_estimation import handle_estimate_payload, JointStateWindow
-from manip_dynamics.ros.payloads import apply_payload_request, Payloads, reapply_payloads
-from manip_dynamics.ros.robot_description import (
+from manip_dynamics.ros.runtime.node_runtime import GuardedNode, KindThrottle, run_node
+from manip_dynamics.ros.runtime.payload_estimation import handle_estimate_payload, JointStateWindow
+from manip_dynamics.ros.runtime.payloads import apply_payload_request, Payloads, reapply_payloads
+from manip_dynamics.ros.runtime.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_float_list,
     param_string, report_startup_error, RobotDescriptionSource, STARTUP_ERRORS, StartupError)
 from manip_dynamics_interfaces.srv import (
@@ -403,7 +403,7 @@ class DynamicsNode(GuardedNode):
         """Answer ~/retime: a near time-optimal trajectory within every limit (planning/)."""
         def handler(model, req, resp):
             from manip_dynamics.planning import retime
-            from manip_dynamics.ros.trajectory_player import trajectory_from_document
+            from manip_dynamics.ros.runtime.trajectory_player import trajectory_from_document
             order = list(req.waypoints.joint_names)
             _, q, _, _ = trajectory_to_arrays(model, req.waypoints)
             acc = None
