@@ -18,9 +18,11 @@ Where one joint-state message's time goes in the story's three nodes (issue 28, 
 Per message, on cobot7, in one process, each part timed on its own (median of many):
 
 * **rclpy**: a JointState published and taken by a subscription callback through
-  ``executor.spin_once`` in the same process (DDS on loopback: what the executor, the
-  middleware and the (de)serialization cost a node per message, no work in the callback);
-  deserializing and serializing the message alone;
+  ``executor.spin_once`` in the same process, on the SingleThreadedExecutor the nodes
+  spin on and on the EventsExecutor that ``MANIP_DYNAMICS_EXECUTOR=events`` selects
+  (DDS on loopback: what the executor, the middleware and the (de)serialization cost a
+  node per message, no work in the callback); deserializing and serializing the
+  message alone;
 * **conversion**: the message to model-order arrays (``joint_state_arrays``), and the reply
   message built (``float64_multi_array`` for a command, ``joint_state_message``);
 * **library**: what each node computes per message: trajectory_controller the gate and the
@@ -46,6 +48,8 @@ import time
 import numpy as np
 
 REPEAT = 2000
+EVENTS = 'rclpy: publish + take in a callback, EventsExecutor (on request)'
+SINGLE = 'rclpy: publish + take in a callback, SingleThreadedExecutor (the default)'
 
 
 def median_us(function, repeat: int = REPEAT) -> float:
@@ -60,17 +64,23 @@ def median_us(function, repeat: int = REPEAT) -> float:
     return 1e6 * statistics.median(times)
 
 
-def rclpy_round_trip_us(names: list[str], messages: int = 3000) -> float:
-    """Return the median time per message published and taken by a callback [us]."""
+def rclpy_round_trip_us(names: list[str], events: bool, messages: int = 3000) -> float:
+    """
+    Return the median time per message published and taken by a callback [us].
+
+    :param events: Spin rclpy's EventsExecutor (``MANIP_DYNAMICS_EXECUTOR=events``), else
+        its SingleThreadedExecutor (the nodes' default, node_runtime.make_executor).
+    """
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
+    from rclpy.experimental import EventsExecutor
     from rclpy.qos import QoSProfile
     from sensor_msgs.msg import JointState
     context = rclpy.Context()
     rclpy.init(context=context)
     try:
         node = rclpy.create_node('message_cost', context=context)
-        executor = SingleThreadedExecutor(context=context)
+        executor = (EventsExecutor if events else SingleThreadedExecutor)(context=context)
         executor.add_node(node)
         got = []
         node.create_subscription(JointState, 'message_cost_states',
@@ -106,9 +116,9 @@ def measure() -> dict:
     from manip_dynamics.control import ComputedTorqueController
     from manip_dynamics.observers.gated_observer import GatedObserver
     from manip_dynamics.observers.momentum_observer import MomentumObserver
-    from manip_dynamics.ros.runtime.conversions import float64_multi_array, joint_state_arrays, \
-        joint_state_message
     from manip_dynamics.ros.launch_support.ros2_control_setup import default_initial_positions
+    from manip_dynamics.ros.runtime.conversions import float64_multi_array, \
+        joint_state_arrays, joint_state_message
     from manip_dynamics.safety.plausibility import JointStateGate
     from manip_dynamics.simulation import Simulator
 
@@ -143,7 +153,8 @@ def measure() -> dict:
         observer.update(clock['t'], clock['t'], q, qd, tau)
 
     parts = {
-        'rclpy: publish + take in a callback (loopback)': rclpy_round_trip_us(names),
+        EVENTS: rclpy_round_trip_us(names, True),
+        SINGLE: rclpy_round_trip_us(names, False),
         'rclpy: deserialize a JointState': median_us(lambda: deserialize_message(
             raw, JointState)),
         'rclpy: serialize a JointState': median_us(lambda: serialize_message(msg)),
@@ -160,19 +171,19 @@ def measure() -> dict:
         'library: 4 integration steps, one 250 Hz chunk (simulator_node)': median_us(
             lambda: sim.step(tau, steps=4)),
     }
-    ros = parts['rclpy: publish + take in a callback (loopback)']
     conv_in = parts['conversion: JointState -> model-order arrays']
-    nodes = {
+    work = {
         'trajectory_controller (state in, command out)':
-            ros + conv_in + parts['library: gate + computed torque (trajectory_controller)']
+            conv_in + parts['library: gate + computed torque (trajectory_controller)']
             + parts['conversion: command -> Float64MultiArray'],
         'external_torque_observer (state in)':
-            ros + conv_in
-            + parts['library: gated momentum observer (external_torque_observer)'],
+            conv_in + parts['library: gated momentum observer (external_torque_observer)'],
         'simulator_node at 1 kHz (command in, state out per step)':
-            ros + parts['library: 1 integration step at 1 kHz (simulator_node)']
+            parts['library: 1 integration step at 1 kHz (simulator_node)']
             + parts['conversion: state -> JointState (simulator)'],
     }
+    nodes = {name: (parts[EVENTS] + value, parts[SINGLE] + value)
+             for name, value in work.items()}
     return {'parts': parts, 'nodes': nodes}
 
 
@@ -180,12 +191,16 @@ def table(result: dict) -> str:
     """Return the result as Markdown lines."""
     lines = ['| part, per message | us |', '| --- | ---: |']
     lines += ['| %s | %.1f |' % (name, value) for name, value in result['parts'].items()]
-    lines += ['', '| node, per 1 kHz message (sum of its parts) | us | share of one core at '
-              '1 kHz |', '| --- | ---: | ---: |']
-    lines += ['| %s | %.1f | %.0f %% |' % (name, value, value / 10.0)
-              for name, value in result['nodes'].items()]
-    total = sum(result['nodes'].values())
-    lines.append('| the three together | %.1f | %.0f %% |' % (total, total / 10.0))
+    lines += ['', '| node, per 1 kHz message (sum of its parts) | EventsExecutor: us | share '
+              'of one core at 1 kHz | SingleThreadedExecutor: us | share |',
+              '| --- | ---: | ---: | ---: | ---: |']
+    lines += ['| %s | %.1f | %.0f %% | %.1f | %.0f %% |' % (
+        name, events, events / 10.0, single, single / 10.0)
+        for name, (events, single) in result['nodes'].items()]
+    events = sum(v[0] for v in result['nodes'].values())
+    single = sum(v[1] for v in result['nodes'].values())
+    lines.append('| the three together | %.1f | %.0f %% | %.1f | %.0f %% |' % (
+        events, events / 10.0, single, single / 10.0))
     return '\n'.join(lines)
 
 
@@ -212,8 +227,8 @@ def main() -> int:
         if replaced is None:
             title = "### One joint-state message in the story's nodes, ROS 2 %s" % (
                 distro.capitalize())
-            replaced = '%s\n\n%s\n\n%s\n' % (doc.rstrip('\n'), title,
-                                               marked_block(begin, end, text))
+            block = marked_block(begin, end, text)
+            replaced = '%s\n\n%s\n\n%s\n' % (doc.rstrip('\n'), title, block)
         with open(args.output, 'w') as stream:
             stream.write(replaced)
     return 0

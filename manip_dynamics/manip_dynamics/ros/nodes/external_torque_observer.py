@@ -98,11 +98,12 @@ def _with_info(callback: Any) -> Any:
     """
     Return ``callback(msg, info)`` in the form this rclpy calls.
 
-    As is where rclpy passes the message info (Iron and newer), else as
-    ``callback(msg, None)``.
+    Where rclpy passes the message info (Iron and newer, the wait-set executors) it gets it;
+    where it does not (older rclpy, the EventsExecutor the nodes spin on) ``info`` is None
+    and the reception time is taken when the callback runs.
     """
     if hasattr(Subscription, 'CallbackType'):
-        return callback
+        return lambda msg, info=None: callback(msg, info)
     return lambda msg: callback(msg, None)
 
 

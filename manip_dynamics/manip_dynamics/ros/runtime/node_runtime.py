@@ -18,9 +18,10 @@ What every node of the package does around its Node subclass: start, spin, stop,
 * :func:`run_node` is the body of every ``main()``: it prepares the numba kernels *before*
   the node exists (so while they compile the node is not in the graph: its services do not
   exist yet and ``ros2 param get`` answers at once that the node is not found, instead of
-  blocking), then spins the node on a single-threaded executor until SIGINT, SIGTERM or an
-  external shutdown, and exits 0 without a traceback whatever the number of signals (a
-  Ctrl-C in a terminal reaches a launched node twice: from the terminal and from launch).
+  blocking), then spins the node on one thread (:func:`make_executor`) until SIGINT,
+  SIGTERM or an external shutdown, and exits 0 without a traceback whatever the number of
+  signals (a Ctrl-C in a terminal reaches a launched node twice: from the terminal and from
+  launch).
 * :func:`prepare_kernels` is that preparation, with one log line of progress per kernel that
   had to be compiled.
 * :class:`KindThrottle` throttles repeated log lines per kind of problem, so that one
@@ -53,6 +54,9 @@ from typing import Any
 EXIT_OK = 0
 #: Environment variable: '0' lets a node outlive the process that started it.
 WATCH_PARENT_ENV = 'MANIP_DYNAMICS_WATCH_PARENT'
+#: Environment variable: 'events' spins the nodes on rclpy's experimental EventsExecutor
+#: instead of its SingleThreadedExecutor.
+EXECUTOR_ENV = 'MANIP_DYNAMICS_EXECUTOR'
 #: Seconds a node may take to stop after SIGINT or SIGTERM (its spin loop to end, its last
 #: command, its clean-up) before it prints the stack of every thread and exits with
 #: :data:`EXIT_STUCK`. Below launch's 5 s before SIGTERM: two of about 20 control.launch.py
@@ -462,6 +466,30 @@ def _exit_stuck(name: str, signum: int) -> None:
     os._exit(EXIT_STUCK)
 
 
+def make_executor() -> Any:
+    """
+    Return the executor a node spins on: SingleThreadedExecutor, or on request EventsExecutor.
+
+    One thread either way. rclpy's experimental EventsExecutor (``rclpy.experimental``,
+    Jazzy's rclpy 7.1 and Kilted's) takes a message to its callback in about a quarter of
+    the wait-set executor's time (52 against 215 us per JointState here,
+    docs/BENCHMARKS.md), most of what a node costs at 1 kHz; ``MANIP_DYNAMICS_EXECUTOR=events``
+    (:data:`EXECUTOR_ENV`) selects it where the installed rclpy has it. Not the default: in
+    this suite's full test run its external_torque_observer went silent after one message
+    in 4 of 7 tests (each passed alone), and a subscriber whose callback was slower than its
+    1 kHz publisher spun one core at 100 % and ignored SIGTERM (docs/ROS_API.md).
+    """
+    from rclpy.executors import SingleThreadedExecutor
+    if os.environ.get(EXECUTOR_ENV, 'single') == 'events':
+        try:
+            from rclpy.experimental import EventsExecutor
+        except ImportError:
+            pass
+        else:
+            return EventsExecutor()
+    return SingleThreadedExecutor()
+
+
 def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = None,
              startup_errors: tuple = (), report: Callable[[str, Exception], int] | None = None,
              before_destroy: Callable[[Any], None] | None = None, prepare: bool = True) -> int:
@@ -496,7 +524,7 @@ def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = Non
         after a start-up error.
     """
     import rclpy
-    from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+    from rclpy.executors import ExternalShutdownException
     from rclpy.logging import get_logger
     from rclpy.signals import SignalHandlerOptions
 
@@ -523,6 +551,7 @@ def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = Non
     for sig in signals:
         signal.signal(sig, request_stop)
     node = None
+    executor = None
     code = EXIT_OK
     try:
         rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
@@ -534,7 +563,7 @@ def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = Non
             node = factory()
         except startup_errors as error:
             return report(name, error) if report is not None else 1
-        executor = SingleThreadedExecutor()
+        executor = make_executor()
         executor.add_node(node)
         spinning.set()
         started = time.monotonic()
@@ -580,6 +609,8 @@ def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = Non
             if node is not None:
                 if before_destroy is not None:
                     before_destroy(node)
+                if executor is not None:
+                    executor.remove_node(node)   # no callback into a destroyed node
                 node.destroy_node()
         finally:
             rclpy.try_shutdown()

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.callback_groups import CallbackGroup
+from rclpy.clock import Clock as RosClock, ClockType
 from rclpy.exceptions import ParameterException, ParameterUninitializedException
 from rclpy.logging import get_logger
 from rclpy.node import Node
@@ -46,6 +47,9 @@ from manip_dynamics.safety.ranges import check_range, Range
 
 #: Topic robot_state_publisher publishes the URDF on.
 ROBOT_DESCRIPTION_TOPIC = '/robot_description'
+
+#: How often the executor looks for a model built on the worker thread [s].
+RESULT_POLL_PERIOD = 0.05
 
 #: QoS of /robot_description (as robot_state_publisher offers it).
 ROBOT_DESCRIPTION_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
@@ -172,8 +176,11 @@ class RobotDescriptionSource:
             for warning in self._model.warnings:
                 node.get_logger().warning('URDF: %s' % warning)
         else:
-            self._ready = node.create_guard_condition(self._finish_build,
-                                                      callback_group=callback_group)
+            # the worker's result is picked up on the executor's thread by a steady timer
+            # (rclpy's EventsExecutor, which the nodes spin on, has no guard conditions)
+            self._ready = node.create_timer(
+                RESULT_POLL_PERIOD, self._finish_build, callback_group=callback_group,
+                clock=RosClock(clock_type=ClockType.STEADY_TIME))
             self.subscription = node.create_subscription(
                 String, ROBOT_DESCRIPTION_TOPIC, self.description_callback,
                 ROBOT_DESCRIPTION_QOS, callback_group=callback_group)
@@ -239,7 +246,6 @@ class RobotDescriptionSource:
                 result = (urdf, None, error)
             with self._lock:
                 self._result = result
-            self._ready.trigger()
         threading.Thread(target=work, name='robot_description_build', daemon=True).start()
 
     def _finish_build(self) -> None:
