@@ -38,3 +38,23 @@ def replace_marked_block(text: str, begin: str, end: str, body: str) -> str | No
     head, rest = text.split(begin, 1)
     tail = rest.split(end, 1)[1]
     return head + marked_block(begin, end, body) + tail
+
+
+def write_block(path: str, name: str, title: str, body: str) -> None:
+    """
+    Put ``body`` into the ``<!-- name:begin -->`` ... ``<!-- name:end -->`` block of a file.
+
+    :param path: The Markdown file.
+    :param name: The block's name, e.g. ``'story-cpu-jazzy'``.
+    :param title: The heading of a new section at the file's end when the block is missing.
+    :param body: The block's text.
+    """
+    begin, end = '<!-- %s:begin -->' % name, '<!-- %s:end -->' % name
+    with open(path, encoding='utf-8') as stream:
+        doc = stream.read()
+    replaced = replace_marked_block(doc, begin, end, body)
+    if replaced is None:
+        replaced = '%s\n\n%s\n\n%s\n' % (doc.rstrip('\n'), title,
+                                         marked_block(begin, end, body))
+    with open(path, 'w', encoding='utf-8') as stream:
+        stream.write(replaced)

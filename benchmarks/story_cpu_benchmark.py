@@ -141,18 +141,9 @@ def main() -> int:
     print(text)
     if args.output:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        from doc_blocks import marked_block, replace_marked_block
-        begin = '<!-- story-cpu-%s:begin -->' % distro
-        end = '<!-- story-cpu-%s:end -->' % distro
-        with open(args.output) as stream:
-            doc = stream.read()
-        replaced = replace_marked_block(doc, begin, end, text)
-        if replaced is None:
-            title = "### The story's three nodes at 1 kHz, ROS 2 %s" % distro.capitalize()
-            block = marked_block(begin, end, text)
-            replaced = '%s\n\n%s\n\n%s\n' % (doc.rstrip('\n'), title, block)
-        with open(args.output, 'w') as stream:
-            stream.write(replaced)
+        from doc_blocks import write_block
+        title = "### The story's three nodes at 1 kHz, ROS 2 %s" % distro.capitalize()
+        write_block(args.output, 'story-cpu-%s' % distro, title, text)
     return 0
 
 

@@ -24,11 +24,26 @@ folder on sys.path: the test modules add it before importing this module.
 """
 
 import os
+import shutil
 import threading
 import time
 from typing import Any, Mapping, Sequence
 
 PACKAGE = 'manip_dynamics'
+
+
+def ros2_launch_missing() -> str | None:
+    """Return why ``ros2 launch manip_dynamics ...`` cannot run here, or None."""
+    if shutil.which('ros2') is None:
+        return ('the ros2 command is not installed (not on PyPI: an apt ROS 2, or ros2cli and '
+                'launch_ros built from source; see scripts/test_launch.sh)')
+    try:
+        import launch_ros  # noqa: F401
+        from ament_index_python.packages import get_package_share_directory
+        get_package_share_directory(PACKAGE)
+    except Exception as error:  # noqa: B902 - any missing piece means: cannot run here
+        return 'ros2 launch cannot run here: %s' % error
+    return None
 
 
 def share_path(*parts: str) -> str:

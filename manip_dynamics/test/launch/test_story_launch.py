@@ -27,30 +27,16 @@ test/integration covers the nodes there).
 """
 
 import os
-import shutil
 import subprocess
 import sys
 
+from launch_support import ros2_launch_missing
 import pytest
 
 pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.launch_test]
 
 
-def _launch_available() -> str | None:
-    """Return why ros2 launch cannot run here, or None."""
-    if shutil.which('ros2') is None:
-        return ('the ros2 command is not installed (not on PyPI: an apt ROS 2, or ros2cli and '
-                'launch_ros built from source; see scripts/test_launch.sh)')
-    try:
-        import launch_ros  # noqa: F401
-        from ament_index_python.packages import get_package_share_directory
-        get_package_share_directory('manip_dynamics')
-    except Exception as error:  # noqa: B902 - any missing piece means: cannot run here
-        return 'ros2 launch cannot run here: %s' % error
-    return None
-
-
-REASON = _launch_available()
+REASON = ros2_launch_missing()
 if REASON:
     pytest.skip(REASON, allow_module_level=True)
 
