@@ -39,6 +39,7 @@ the observer. See docs/ROS_API.md and docs/CONTACT_DETECTION.md.
 """
 
 import collections
+import os
 import sys
 import time
 from typing import Any, NamedTuple
@@ -61,7 +62,8 @@ from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.runtime.conversions import (
     array_to_wrench, command_to_model_order, joint_state_arrays, joint_state_message)
 from manip_dynamics.ros.runtime.glitch_parameters import declare_gate_parameters
-from manip_dynamics.ros.runtime.node_runtime import GuardedNode, KindThrottle, run_node
+from manip_dynamics.ros.runtime.node_runtime import (
+    EXECUTOR_ENV, GuardedNode, KindThrottle, run_node)
 from manip_dynamics.ros.runtime.payloads import apply_payload_request, Payloads, reapply_payloads
 from manip_dynamics.ros.runtime.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
@@ -98,12 +100,13 @@ def _with_info(callback: Any) -> Any:
     """
     Return ``callback(msg, info)`` in the form this rclpy calls.
 
-    Where rclpy passes the message info (Iron and newer, the wait-set executors) it gets it;
-    where it does not (older rclpy, the EventsExecutor the nodes spin on) ``info`` is None
-    and the reception time is taken when the callback runs.
+    Where rclpy passes the message info (Iron and newer, the wait-set executors) it gets it
+    (a callback that also binds one argument would get none: rclpy tries one first). Where it
+    does not (older rclpy; the EventsExecutor, ``MANIP_DYNAMICS_EXECUTOR=events``) ``info``
+    is None and the reception time is taken when the callback runs.
     """
-    if hasattr(Subscription, 'CallbackType'):
-        return lambda msg, info=None: callback(msg, info)
+    if hasattr(Subscription, 'CallbackType') and os.environ.get(EXECUTOR_ENV) != 'events':
+        return callback
     return lambda msg: callback(msg, None)
 
 
