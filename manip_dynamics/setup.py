@@ -85,6 +85,7 @@ setup(
             'viewer_node = manip_dynamics.ros.nodes.viewer_node:main',
             'description_publisher = manip_dynamics.ros.nodes.description_publisher:main',
             'trajectory_controller = manip_dynamics.ros.nodes.trajectory_controller:main',
+            'feedforward_filter = manip_dynamics.ros.nodes.feedforward_filter:main',
         ],
     },
 )

@@ -36,6 +36,11 @@ ros2_control_demos and the MuJoCo and Gazebo ros2_control packages run their arm
 * spawners activate joint_state_broadcaster (the only publisher of /joint_states) and
   ``effort_controller`` (JointGroupEffortController) and load joint_trajectory_controller
   on the effort interface inactive, as the alternative, where it is installed;
+* feedforward_filter (argument ``feedforward_filter``, where joint_trajectory_controller is
+  installed) serves ``/feedforward_filter/follow_joint_trajectory``, the action a planner
+  (MoveIt's simple controller manager) sends plans to: checked against the limits, given
+  the model's torques as feed-forward and forwarded to joint_trajectory_controller, which
+  it holds with gravity torques when it becomes active (docs/ROS2_CONTROL.md: switching);
 * simulator_node (``simulator``, hardware topic_based only) is the arm; its brakes hold the
   pose until a command that holds it arrives (the hardware sends zeros until a controller
   writes);
@@ -169,6 +174,14 @@ def _nodes(context: LaunchContext) -> list:
     ]
     if executable_path('joint_trajectory_controller', ''):
         nodes.append(_spawner([TRAJECTORY_CONTROLLER], inactive=True))
+        if flag('feedforward_filter'):
+            # the planners' controller: plans checked, efforts filled, forwarded to JTC;
+            # it holds the arm with gravity torques when JTC becomes active
+            nodes.append(Node(
+                package=PACKAGE, executable='feedforward_filter', name='feedforward_filter',
+                output='screen', parameters=[{
+                    'use_sim_time': False, 'robot_description': description,
+                    'controller_name': TRAJECTORY_CONTROLLER}]))
     if simulated:
         nodes.append(Node(
             package=PACKAGE, executable='simulator_node', name='simulator', output='screen',
@@ -232,6 +245,9 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('trajectory_controller', default_value='false',
                               description='Start trajectory_controller instead of the '
                                           'compensation'),
+        DeclareLaunchArgument('feedforward_filter', default_value='true',
+                              description='Start feedforward_filter (the FollowJointTrajectory '
+                              'action for planners, in front of joint_trajectory_controller)'),
         DeclareLaunchArgument('observer', default_value='true',
                               description='Start external_torque_observer (contact flag)'),
         DeclareLaunchArgument('observer_effort_source', default_value='joint_states',

@@ -51,6 +51,21 @@ controller's command arrives, so whether it acts one update after the state it a
 later; jitter changes the wall-clock pacing only. A skipped cycle there is one the hardware
 ran through on the held command unobserved: its sample is read but not published, so the
 next /joint_states comes two periods later.
+
+With ``controller: jtc`` the update runs joint_trajectory_controller on the effort
+interface instead of the forward effort controller, as ros2_controllers 4.22 and newer
+document and implement it (issue 29): trajectories on ``/<jtc_name>/joint_trajectory`` and,
+where control_msgs is installed, the action ``/<jtc_name>/follow_joint_trajectory``; a new
+trajectory replaces the old one and starts at the update that reads it (header stamp zero),
+from the state of that moment when its first point lies ahead; points interpolated as JTC's
+splines interpolate them (:class:`~manip_dynamics.control.TimedPoints`: quintic with
+accelerations, cubic with velocities) and their ``effort`` linearly (zero before the first
+point, which the state before the trajectory lacks); after the last point its values hold.
+Each update writes ``u = ff_velocity_scale v_d + effort_d + p e + i sum(e dt) + d (v_d - v)``
+(e = q_d - q; control_toolbox's PID on the position error with the velocity error as its
+derivative, no integral clamp). On activation and on a canceled goal it holds the current
+positions with zero velocity and no effort, as JTC's hold does (the arm sags by g / p unless
+someone sends a hold with efforts: the feed-forward filter does).
 """
 
 import os
@@ -61,16 +76,121 @@ import threading
 import time
 
 import numpy as np
+from rclpy.clock import Clock, ClockType
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
+from trajectory_msgs.msg import JointTrajectory
+
+from manip_dynamics.control.computed_torque import TimedPoints
+from manip_dynamics.ros.runtime.conversions import stamp_seconds
 from manip_dynamics.ros.runtime.node_runtime import GuardedNode, run_node
 from manip_dynamics.ros.runtime.robot_description import (
-    param_bool, param_float, param_string, param_strings, report_startup_error, STARTUP_ERRORS,
-    StartupError)
+    param_bool, param_float, param_float_list, param_string, param_strings,
+    report_startup_error, STARTUP_ERRORS, StartupError)
 
 #: Default node name.
 NODE_NAME = 'controller_manager_standin'
+#: The controllers the stand-in can run (module docstring).
+CONTROLLERS = ('effort', 'jtc')
+
+
+class JtcLike:
+    """
+    joint_trajectory_controller on the effort interface, one update at a time (module doc).
+
+    Joints in the stand-in's order; times [s] on the update clock.
+    """
+
+    def __init__(self, joints: list[str], p: np.ndarray, i: np.ndarray, d: np.ndarray,
+                 ff_velocity_scale: np.ndarray) -> None:
+        """Store the gains, each shape (n,)."""
+        self.joints = list(joints)
+        self.p, self.i, self.d, self.ff = p, i, d, ff_velocity_scale
+        self._integral = np.zeros(len(joints))
+        self._curve: TimedPoints | None = None
+        self._efforts = np.zeros((1, len(joints)))
+        self._times = np.zeros(1)
+        self._pending: tuple | None = None   # (times, q, qd, qdd, efforts) not yet started
+        self.start = 0.0   # [s] update time the current trajectory started
+        self.end = 0.0     # [s] update time of its last point
+        self.trajectories = 0
+
+    def receive(self, msg: JointTrajectory) -> str:
+        """
+        Take a trajectory; it starts at the next update. Return '' or why it was refused.
+
+        JTC's checks that matter here: every joint named, points present, times strictly
+        increasing, each field empty or one value per joint.
+        """
+        names = list(msg.joint_names)
+        if sorted(names) != sorted(self.joints) or not msg.points:
+            return 'joints %s and %d points for controller joints %s' % (
+                names, len(msg.points), self.joints)
+        order = [names.index(name) for name in self.joints]
+        times = np.array([stamp_seconds(p.time_from_start) for p in msg.points])
+        if np.any(np.diff(times) <= 0.0) or times[0] < 0.0:
+            return 'time_from_start not strictly increasing'
+        fields = []
+        for field in ('positions', 'velocities', 'accelerations', 'effort'):
+            rows = [list(getattr(p, field)) for p in msg.points]
+            if all(len(r) == 0 for r in rows):
+                fields.append(None)
+            elif all(len(r) == len(names) for r in rows):
+                fields.append(np.array(rows, dtype=np.float64)[:, order])
+            else:
+                return '%s must be given at every point or none' % field
+        if fields[0] is None:
+            return 'no positions'
+        self._pending = (times, *fields)
+        return ''
+
+    def hold(self, q: np.ndarray, now: float) -> None:
+        """Hold ``q`` with zero velocity and no effort (JTC's hold position)."""
+        self._pending = None
+        self._set(now, np.zeros(1), q[None, :], np.zeros((1, len(q))), None, None)
+
+    def _set(self, now: float, times: np.ndarray, q: np.ndarray, qd: np.ndarray | None,
+             qdd: np.ndarray | None, efforts: np.ndarray | None) -> None:
+        self._curve = TimedPoints(times, q, qd, qdd)
+        self._times = times
+        self._efforts = efforts if efforts is not None else np.zeros_like(q)
+        self.start, self.end = now, now + float(times[-1])
+
+    def update(self, now: float, q: np.ndarray, v: np.ndarray, dt: float) -> np.ndarray:
+        """Return the effort command of one update at time ``now`` from the state read."""
+        if self._curve is None:
+            self.hold(q, now)
+        if self._pending is not None:
+            times, qs, qds, qdds, efforts = self._pending
+            self._pending = None
+            self.trajectories += 1
+            if times[0] > 0.0:   # from the state of now (no effort there) to the first point
+                n = len(q)
+                times = np.concatenate([[0.0], times])
+                qs = np.vstack([q, qs])
+                qds = None if qds is None else np.vstack([v, qds])
+                qdds = None if qdds is None or qds is None else np.vstack([np.zeros(n), qdds])
+                efforts = None if efforts is None else np.vstack([np.zeros(n), efforts])
+            self._set(now, times, qs, qds, qdds if qds is not None else None, efforts)
+        t = min(max(now - self.start, 0.0), float(self._times[-1]))
+        q_d, v_d, _ = (a[0] for a in self._curve.sample(np.array([t])))
+        k = int(np.clip(np.searchsorted(self._times, t, side='right') - 1, 0,
+                        len(self._times) - 1))
+        if k + 1 < len(self._times):
+            w = (t - self._times[k]) / (self._times[k + 1] - self._times[k])
+            effort = (1.0 - w) * self._efforts[k] + w * self._efforts[k + 1]
+        else:
+            effort = self._efforts[-1]
+        e = q_d - q
+        self._integral += e * dt
+        return self.ff * v_d + effort + self.p * e + self.i * self._integral + \
+            self.d * (v_d - v)
+
+    def desired(self, now: float) -> np.ndarray:
+        """Return the desired positions at ``now`` (for tests and feedback)."""
+        t = min(max(now - self.start, 0.0), float(self._times[-1]))
+        return self._curve.sample(np.array([t]))[0][0]
 
 
 class ControllerManagerStandin(GuardedNode):
@@ -100,6 +220,15 @@ class ControllerManagerStandin(GuardedNode):
                                     'the order of its commands')
         if not self.joints:
             raise StartupError("parameter joints must name the controller's joints")
+        self.controller = param_string(self, 'controller', 'effort', "'effort': a forward "
+                                       "effort controller on commands_topic; 'jtc': "
+                                       'joint_trajectory_controller on the effort interface')
+        if self.controller not in CONTROLLERS:
+            raise StartupError('parameter controller must be one of %s, got %r'
+                               % (', '.join(CONTROLLERS), self.controller))
+        self.jtc = None
+        if self.controller == 'jtc':
+            self.jtc = self._jtc_from_parameters()
         topics = {}
         for name, default in (('hardware_states_topic', '/sim/joint_states'),
                               ('hardware_commands_topic', '/sim/joint_commands'),
@@ -112,11 +241,20 @@ class ControllerManagerStandin(GuardedNode):
         self._command = np.zeros(len(self.joints))
         self._written = np.zeros(len(self.joints))   # the command the hardware holds
         self.cycles = self.skipped = self.repeated = self.late = 0
+        self._q: np.ndarray | None = None   # JTC: the positions of the last update
+        self._now_s = 0.0                    # JTC: the last update time [s]
         self._last_stamp = 0   # [ns]
         self.create_subscription(JointState, topics['hardware_states_topic'],
                                  self._hardware_state, 10)
         self.create_subscription(Float64MultiArray, topics['commands_topic'],
                                  self._controller_command, 10)
+        self._goal = None   # the running FollowJointTrajectory goal: (handle, outcome)
+        self._jtc_state_pub = None
+        self._action_name = ''
+        if self.jtc is not None:
+            self.create_subscription(JointTrajectory, '/%s/joint_trajectory' % self.jtc_name,
+                                     self._jtc_trajectory, 10)
+            self._action_name = self._jtc_action_server()
         self._states_pub = self.create_publisher(JointState, topics['joint_states_topic'], 10)
         self._hardware_pub = self.create_publisher(JointState,
                                                    topics['hardware_commands_topic'], 10)
@@ -135,7 +273,118 @@ class ControllerManagerStandin(GuardedNode):
                 self.jitter, self.skip_probability,
                 ', busy loop on core %d' % self.busy_core if self._busy else '',
                 topics['hardware_states_topic'], topics['joint_states_topic'],
-                topics['commands_topic'], topics['hardware_commands_topic']))
+                topics['commands_topic'] if self.jtc is None else
+                '%s (JTC, effort interface%s)' % (
+                    self.jtc_name, ', action ' + self._action_name if self._action_name
+                    else '; no action: control_msgs is not installed'),
+                topics['hardware_commands_topic']))
+
+    # ------------------------------------------------------------------ JTC
+    def _jtc_from_parameters(self) -> JtcLike:
+        """Declare the JTC parameters (gains per joint or one for all) and build it."""
+        self.jtc_name = param_string(self, 'jtc_name', 'joint_trajectory_controller',
+                                     'Name (namespace of the topics) of the JTC')
+        n = len(self.joints)
+        gains = {}
+        for key, default in (('p', 0.0), ('i', 0.0), ('d', 0.0), ('ff_velocity_scale', 0.0)):
+            values = param_float_list(self, 'gains_' + key, 'JTC gains.<joint>.%s, one per '
+                                      'joint or one for all' % key) or [default]
+            if len(values) not in (1, n):
+                raise StartupError('parameter gains_%s must have 1 or %d values, got %d'
+                                   % (key, n, len(values)))
+            gains[key] = np.broadcast_to(np.array(values), (n,)).copy()
+        return JtcLike(self.joints, gains['p'], gains['i'], gains['d'],
+                       gains['ff_velocity_scale'])
+
+    def _jtc_trajectory(self, msg: JointTrajectory) -> None:
+        """Take a trajectory from JTC's topic: the newest replaces the running one."""
+        with self._lock:
+            refusal = self.jtc.receive(msg)
+        if refusal:
+            self.get_logger().error('trajectory refused: %s' % refusal)
+
+    def _jtc_action_server(self) -> str:
+        """Serve FollowJointTrajectory where control_msgs is importable (JTC's action)."""
+        try:
+            from control_msgs.action import FollowJointTrajectory
+            from rclpy.action import ActionServer, CancelResponse
+        except ImportError:
+            return ''
+        self._Action = FollowJointTrajectory
+        self._action_server = ActionServer(
+            self, FollowJointTrajectory, '/%s/follow_joint_trajectory' % self.jtc_name,
+            self._execute_goal, cancel_callback=lambda handle: CancelResponse.ACCEPT)
+        # on the steady clock: the update loop's time may be a simulator's /clock
+        self.create_timer(0.01, self._goal_check, clock=Clock(clock_type=ClockType.STEADY_TIME))
+        from control_msgs.msg import JointTrajectoryControllerState
+        self._jtc_state_pub = self.create_publisher(
+            JointTrajectoryControllerState, '/%s/controller_state' % self.jtc_name, 10)
+        return '/%s/follow_joint_trajectory' % self.jtc_name
+
+    async def _execute_goal(self, handle) -> object:
+        """Run a goal: its trajectory replaces the running one; done after its last point."""
+        from rclpy.task import Future
+        result = self._Action.Result()
+        previous = self._goal
+        if previous is not None and not previous[1].done():
+            previous[1].set_result((self._Action.Result.SUCCESSFUL, 'preempted'))
+        with self._lock:
+            refusal = self.jtc.receive(handle.request.trajectory)
+        if refusal:
+            result.error_code = self._Action.Result.INVALID_GOAL
+            result.error_string = refusal
+            handle.abort()
+            return result
+        outcome = Future()
+        self._goal = (handle, outcome, self.jtc.trajectories)
+        result.error_code, result.error_string = await outcome
+        if handle.is_cancel_requested:
+            handle.canceled()
+        elif result.error_code == self._Action.Result.SUCCESSFUL:
+            handle.succeed()
+        else:
+            handle.abort()
+        return result
+
+    def _goal_check(self) -> None:
+        """End the running goal: canceled (hold), or its last point reached."""
+        goal = self._goal
+        if goal is None or goal[1].done():
+            return
+        handle, outcome, started = goal
+        with self._lock:
+            running = self.jtc.trajectories > started
+            at_end = running and self._now_s >= self.jtc.end
+            if handle.is_cancel_requested and self._q is not None:
+                self.jtc.hold(self._q, self._now_s)
+        if handle.is_cancel_requested:
+            outcome.set_result((self._Action.Result.SUCCESSFUL, 'canceled: holding'))
+        elif at_end:
+            outcome.set_result((self._Action.Result.SUCCESSFUL, ''))
+
+    def _controller_update(self, sample: JointState, stamp: int,
+                           command: np.ndarray) -> np.ndarray:
+        """Return the active controller's command: the forward command, or JTC's law."""
+        if self.jtc is None:
+            return command
+        names = list(sample.name)
+        try:
+            order = [names.index(name) for name in self.joints]
+        except ValueError:
+            return self._written
+        q = np.asarray(sample.position, dtype=np.float64)[order]
+        v = np.asarray(sample.velocity, dtype=np.float64)[order]
+        now = stamp * 1e-9
+        with self._lock:
+            dt = now - self._now_s if self._q is not None else 0.0
+            self._q, self._now_s = q, now
+            command = self.jtc.update(now, q, v, min(max(dt, 0.0), 0.1))
+        if self._jtc_state_pub is not None:   # JTC publishes its state while active
+            state = self._jtc_state_pub.msg_type(joint_names=list(self.joints))
+            state.header.stamp = sample.header.stamp
+            state.feedback.positions = q.tolist()
+            self._jtc_state_pub.publish(state)
+        return command
 
     def _hardware_state(self, msg: JointState) -> None:
         with self._lock:
@@ -181,7 +430,11 @@ class ControllerManagerStandin(GuardedNode):
             # and, as a controller_manager's update times, strictly increasing
             now = self.get_clock().now().nanoseconds
             stamp = max(now, _stamp_ns(sample), self._last_stamp + 1)
+            self._last_stamp = stamp
             self._broadcast(sample, stamp)
+            command = self._controller_update(sample, stamp, command)
+        elif self.jtc is not None:
+            command = self._written
         self._write(command)
 
     def _cosimulation_update(self, skip: bool) -> None:
@@ -211,7 +464,7 @@ class ControllerManagerStandin(GuardedNode):
             return
         self.cycles += 1
         self._broadcast(sample, self._last_stamp)
-        self._write(command)
+        self._write(self._controller_update(sample, self._last_stamp, command))
 
     def _broadcast(self, sample: JointState, stamp: int) -> None:
         """joint_state_broadcaster: publish the sample read, stamped ``stamp`` [ns]."""
