@@ -150,7 +150,8 @@ def _nodes(context: LaunchContext) -> list:
         description = with_hardware(
             robot_description(urdf, '' if urdf.strip() else arg('robot')), hardware)
         controllers = arg('controllers').strip() or write_parameters_file(
-            controllers_parameters(description, update_rate))
+            controllers_parameters(description, update_rate,
+                                   float(arg('gains_delay_budget'))))
     except LaunchArgumentError:
         raise
     except ValueError as exc:
@@ -245,6 +246,9 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('trajectory_controller', default_value='false',
                               description='Start trajectory_controller instead of the '
                                           'compensation'),
+        DeclareLaunchArgument('gains_delay_budget', default_value='0.016',
+                              description='Measurement age [s] the written JTC gains stay '
+                              'stable at, twice over (design_joint_gains)'),
         DeclareLaunchArgument('feedforward_filter', default_value='true',
                               description='Start feedforward_filter (the FollowJointTrajectory '
                               'action for planners, in front of joint_trajectory_controller)'),

@@ -46,7 +46,7 @@ import time
 
 import numpy as np
 
-from manip_dynamics.demo.scenario import HOLD_TOLERANCE, story_parameters
+from manip_dynamics.demo.scenario import COMMANDS_TOPIC, HOLD_TOLERANCE, story_parameters
 from manip_dynamics.ros.runtime.conversions import stamp_seconds
 from manip_dynamics.ros.runtime.discovery import loopback_environment
 from manip_dynamics.ros.runtime.node_process import module_path, start_node
@@ -571,8 +571,8 @@ def wait_until_ready(node, monitor: 'Monitor', started: list[str], procs,
     from std_srvs.srv import SetBool, Trigger
     client = node.create_client(SetBool, '/simulator/pause')
     needs = {'manip_dynamics': '/manip_dynamics/gravity_torques',
-             'gravity_compensation': '/effort_controller/commands',
-             'trajectory_controller': '/effort_controller/commands'}
+             'gravity_compensation': COMMANDS_TOPIC,
+             'trajectory_controller': COMMANDS_TOPIC}
     commanding = [name for name in ('trajectory_controller', 'gravity_compensation')
                   if name in started]
     deadline = time.monotonic() + STARTUP_TIMEOUT
@@ -588,7 +588,7 @@ def wait_until_ready(node, monitor: 'Monitor', started: list[str], procs,
         if commanding:
             # The simulator must also subscribe to the commands: its subscription matches
             # the controller's publisher through discovery, like ours.
-            ready = ready and node.count_subscribers('/effort_controller/commands') > 0
+            ready = ready and node.count_subscribers(COMMANDS_TOPIC) > 0
         if ready:
             # Leave discovery a moment to match the nodes with each other, not only with
             # this process, so that the first commands are not lost.

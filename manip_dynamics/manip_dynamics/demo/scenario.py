@@ -64,6 +64,8 @@ PUSH_FORCE = 15.0       # [N] along the root frame's y axis
 PUSH_DURATION = 1.0     # [s]
 MOVE_AT = 4.5
 MOVE_LEG = 1.5          # [s] out, then back
+#: The effort controller's command topic, which the demo and the commanding nodes publish on.
+COMMANDS_TOPIC = '/effort_controller/commands'
 MOVE_BY = np.array([0.6, 0.3, -0.4, 0.5, 0.6, -0.4, 0.8])  # [rad] (first joints of the arm)
 # Joint stiffness of the hold, M(q) (Kp e - Kd qd): 6 rad/s, critically damped. Soft enough
 # to stay stable with the tens of milliseconds a loaded machine adds to this Python loop.
@@ -171,6 +173,10 @@ class DemoScenario:
         self._ApplyWrench = ApplyWrench
         self.controller_node = controller_node
         self.period = PERIOD_WITH_CONTROLLER if controller_node else PERIOD
+        # how long the moves last in each cycle [s] (the plot's shaded band): out and back,
+        # and with trajectory_controller the pushed move's stop and resume
+        self.move_band = 2 * MOVE_LEG + (PUSH_DURATION + RESUME_AFTER if controller_node
+                                         else 0.0)
         self.moved = False
         self.move_pushed = False
         self.resume_at: float | None = None
@@ -195,8 +201,7 @@ class DemoScenario:
             self.resume_client = node.create_client(Trigger, '/trajectory_controller/resume')
             node.create_subscription(JointState, '/trajectory_controller/tracking_error',
                                      self.tracking_error_callback, 50)
-        self.commands = node.create_publisher(Float64MultiArray, '/effort_controller/commands',
-                                              10)
+        self.commands = node.create_publisher(Float64MultiArray, COMMANDS_TOPIC, 10)
         node.create_subscription(JointState, '/joint_states', self.joint_states_callback,
                                  QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT))
         node.create_subscription(Float64MultiArray, '/gravity_compensation/commands',
@@ -533,9 +538,8 @@ class DemoScenario:
         ``t_end``, except from a push's start to 1 s after its end (call with ``self.lock``
         held). The contact flag rises at 1.0: how close the moves come to a false contact.
         """
-        band = 2 * MOVE_LEG + (PUSH_DURATION + RESUME_AFTER if self.controller_node else 0.0)
         values = [r for t, r in self.residuals if t <= t_end
-                  and MOVE_AT <= (t - self.cycle_start) % self.period < MOVE_AT + band
+                  and MOVE_AT <= (t - self.cycle_start) % self.period < MOVE_AT + self.move_band
                   and not any(a <= t < b + 1.0 for a, b in self.push_window)]
         return max(values) if values else None
 
@@ -552,8 +556,7 @@ class DemoScenario:
             false_contacts = self.false_contact_count()
             error = self.errors[-1][1] if self.errors else 0.0
         phase = (t - self.cycle_start) % self.period if math.isfinite(t) else 0.0
-        moving = MOVE_AT <= phase < MOVE_AT + 2 * MOVE_LEG + (
-            PUSH_DURATION + RESUME_AFTER if self.controller_node else 0.0)
+        moving = MOVE_AT <= phase < MOVE_AT + self.move_band
         what = 'push' if applied else 'move' if moving else 'hold'
         line = ' | %s | F_y applied %4.1f N, estimated %5.1f N | contact %s | false %d' % (
             what, applied, estimate[1],
@@ -578,9 +581,8 @@ class DemoScenario:
         if np.any(contact):
             ax.fill_between(t, 0.0, 1.0, where=contact, color='tab:orange', alpha=0.25,
                             transform=ax.get_xaxis_transform(), label='contact flag')
-        band = 2 * MOVE_LEG + (PUSH_DURATION + RESUME_AFTER if self.controller_node else 0.0)
         for start in np.arange(self.cycle_start + MOVE_AT, t[-1], self.period):
-            ax.axvspan(start, start + band, color='tab:blue', alpha=0.08)
+            ax.axvspan(start, start + self.move_band, color='tab:blue', alpha=0.08)
         ax.set_ylabel('force on %s [N]' % self.tool)
         if self.controller_node:
             with self.lock:

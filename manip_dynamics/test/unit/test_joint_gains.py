@@ -20,7 +20,8 @@ hold by scipy (``cont2discrete``), the command ``u_k = -P e_{k-d} - D e'_{k-d}``
 measurement ``d`` cycles old, the delay kept as a line of past *states* (the library keeps
 past commands), and its spectral radius, at the poses the gains were designed over and at
 poses they never saw. The same construction reproduces the figures measured for the gains
-the launch writes (issue 29: 0.973 up to 2 cycles, 0.992 at 3, 1.037 at 4 at 250 Hz).
+the launch wrote before (issue 29: 0.973 up to 2 cycles, 0.992 at 3, 1.037 at 4 at 250 Hz)
+and checks the ones it writes now (design_joint_gains).
 """
 
 import numpy as np
@@ -97,18 +98,30 @@ def test_the_stiffness_floor_lifts_light_joints_within_its_cap(designs):
     assert np.any(gains.p > 1.5 * free.p * (gains.bandwidth / free.bandwidth) ** 2)
 
 
-def test_the_gains_the_launch_writes_lose_stability_at_four_cycles():
-    """Issue 29's figures for cobot7 at 250 Hz, from the gains in the controllers file."""
-    model, xml, start = load('cobot7')
-    written = controllers_parameters(xml, 250)['joint_trajectory_controller'][
-        'ros__parameters']['gains']
-    p = np.array([written[name]['p'] for name in model.joint_names])
-    d = np.array([written[name]['d'] for name in model.joint_names])
+def test_the_gains_the_launch_wrote_lost_stability_at_four_cycles():
+    """Issue 29's figures for cobot7 at 250 Hz, from the gains the launch wrote until then."""
+    model, _, start = load('cobot7')
     mass = model.mass_matrix(start, include_armature=True)
+    m = 1.0 / np.diag(np.linalg.inv(mass))   # p = m w^2, d = 2 m w, w = 0.1 x the rate
+    w = 25.0
+    p, d = m * w ** 2, 2.0 * m * w
     radius = [closed_loop_radius(mass, p, d, 250.0, delay) for delay in range(5)]
     assert radius[2] == pytest.approx(0.973, abs=1e-3)
     assert radius[3] == pytest.approx(0.992, abs=1e-3)
     assert radius[4] == pytest.approx(1.037, abs=1e-3)
+
+
+@pytest.mark.parametrize('arm', ARMS)
+def test_the_gains_the_launch_writes_hold_twice_the_default_budget(arm):
+    """The controllers file's JTC gains: stable at 8 cycles of delay at 250 Hz, unseen poses."""
+    model, xml, start = load(arm)
+    written = controllers_parameters(xml, 250)['joint_trajectory_controller'][
+        'ros__parameters']['gains']
+    p = np.array([written[name]['p'] for name in model.joint_names])
+    d = np.array([written[name]['d'] for name in model.joint_names])
+    for q in sample_poses(model, start, count=4, seed=42):
+        assert closed_loop_radius(model.mass_matrix(q, include_armature=True), p, d, 250.0,
+                                  8) < 1.0, q
 
 
 def test_a_higher_rate_gets_a_budget_in_more_cycles():

@@ -60,6 +60,11 @@ def arms():
     return {arm: load(arm) for arm in ARMS}
 
 
+#: Largest wrench norm the push property draws [N, N m]: five times the story's 15 N and
+#: more than the 99 % push at hold (about 112 N).
+MAX_PUSH_WRENCH = 150.0
+
+
 def moving_links(model):
     return [link for link in model.link_names if model.tree.links[link].body >= 0]
 
@@ -138,6 +143,12 @@ def test_property_pushes_up_to_the_push_limit_are_never_rejected(arms, arm, ever
     controlled = data.draw(st.booleans(), label='held by computed torque') if every == 1 \
         else True
     wrench = largest_push(model, q0, link, direction, fraction)
+    # The limit holds at the start pose only and the push turns with its link: a direction
+    # that barely loads the joints there (hypothesis found a 3,400 N m moment on cobot7's
+    # link 2 giving 43 N m on joint 1) loads them with hundreds of N m once the arm turns,
+    # spinning joints at 400 rad/s through their stops. No person or collision pushes so:
+    # the wrench is capped at MAX_PUSH_WRENCH (N, N m).
+    wrench = wrench * min(1.0, MAX_PUSH_WRENCH / np.linalg.norm(wrench))
     assert not push_beyond_effort_limits(model, q0, {link: wrench})
     samples = run(model, q0, wrench=wrench, link=link, duration=duration,
                   seconds=duration + 1.0, controlled=controlled, every=every)

@@ -68,16 +68,9 @@ HARDWARE_PACKAGES = {'topic_based': 'topic_based_ros2_control', 'mock': 'hardwar
 EFFORT_CONTROLLER = 'effort_controller'
 #: Name of the inactive alternative: joint_trajectory_controller on the effort interface.
 TRAJECTORY_CONTROLLER = 'joint_trajectory_controller'
-#: Bandwidth of the joint_trajectory_controller's PD gains per Hz of update rate [rad/s / Hz]:
-#: per joint ``p = m w^2``, ``d = 2 m w`` (critically damped) with ``w`` = this x the update
-#: rate and ``m = 1 / (M^-1)_ii`` the inertia joint i moves when the others are free, at the
-#: start pose (smaller than ``M_ii``: with ``M_ii`` the fastest closed-loop mode of cobot7
-#: was at 48 rad/s, not 25, and the arm went unstable when controller_manager's 250 Hz loop
-#: stalled on a loaded 2-core machine; gains from the effort limit alone, full effort at
-#: 0.05 rad, threw the arm about at once). A starting point, not a tuning.
-GAIN_BANDWIDTH = 0.1
-#: Smallest inertia used for the gains [kg m^2 or kg]: a joint the model says moves nothing.
-MIN_GAIN_INERTIA = 1e-4
+#: Stiffness and damping written for a block joint the dynamics model does not move (a
+#: joint outside the modelled chain) [N m/rad, N m s/rad]: small, it carries no load.
+UNMODELLED_GAINS = {'p': 1.0, 'd': 0.1}
 
 
 @dataclass(frozen=True)
@@ -346,21 +339,28 @@ def default_initial_positions(model: RobotModel, urdf_xml: str) -> FloatArray:
     return q0
 
 
-def controllers_parameters(urdf_xml: str, update_rate: float) -> dict[str, Any]:
+def controllers_parameters(urdf_xml: str, update_rate: float,
+                           delay_budget: float | None = None) -> dict[str, Any]:
     """
     Return the controller_manager parameter file for a description's ros2_control joints.
 
     The joints with an ``effort`` command interface, in block order, go to
     ``effort_controller`` (effort_controllers/JointGroupEffortController, what
     gravity_compensation_node commands) and to ``joint_trajectory_controller`` (effort
-    command interface, position and velocity states; critically damped PD gains from the
-    inertia each joint moves at the start pose, see :data:`GAIN_BANDWIDTH`: without gravity
-    feed-forward the arm sags by about ``g(q) / p``).
+    command interface, position and velocity states; PD gains from
+    :func:`manip_dynamics.control.gains.design_joint_gains` at ``update_rate`` with its
+    default delay budget, over poses across the joint range and the start pose: stable up
+    to twice that budget; without the efforts feedforward_filter fills in, the arm sags by
+    about ``g(q) / p``).
     joint_state_broadcaster publishes every joint of the block.
 
     :param urdf_xml: The URDF text with its ``<ros2_control>`` block (see
         :func:`with_hardware`).
     :param update_rate: The controller_manager's update rate [Hz], a whole number >= 1.
+    :param delay_budget: Age of the measurement JTC's gains must tolerate [s]; default
+        :data:`manip_dynamics.control.gains.DEFAULT_DELAY_BUDGET` (16 ms: two topic hops
+        and a loaded machine's jitter, as behind TopicBasedSystem); a driver inside
+        controller_manager reads in the same update: one cycle.
     :return: ``{node name: {'ros__parameters': {...}}}`` as a ROS 2 parameter file has it.
     :raises ValueError: No joint with an effort command interface, a bad update rate, or a
         description the dynamics model does not load.
@@ -374,17 +374,18 @@ def controllers_parameters(urdf_xml: str, update_rate: float) -> dict[str, Any]:
         raise ValueError('no joint of the <ros2_control> block has an effort command '
                          'interface: the effort controller and the gravity compensation '
                          'need one per joint')
+    from manip_dynamics.control.gains import DEFAULT_DELAY_BUDGET, design_joint_gains
     model = RobotModel.from_urdf_string(urdf_xml)
-    inertia = 1.0 / np.diag(np.linalg.inv(
-        model.mass_matrix(default_initial_positions(model, urdf_xml), include_armature=True)))
-    bandwidth = GAIN_BANDWIDTH * update_rate
+    designed = design_joint_gains(
+        model, float(update_rate), start=default_initial_positions(model, urdf_xml),
+        delay_budget=DEFAULT_DELAY_BUDGET if delay_budget is None else delay_budget)
     gains = {}
     for name in joints:
-        m = MIN_GAIN_INERTIA
+        p, d = UNMODELLED_GAINS['p'], UNMODELLED_GAINS['d']
         if name in model.joint_names:
-            m = max(float(inertia[model.joint_index(name)]), MIN_GAIN_INERTIA)
-        gains[name] = {'p': round(m * bandwidth ** 2, 6), 'd': round(2.0 * m * bandwidth, 6),
-                       'i': 0.0, 'i_clamp': 0.0}
+            p = float(designed.p[model.joint_index(name)])
+            d = float(designed.d[model.joint_index(name)])
+        gains[name] = {'p': round(p, 6), 'd': round(d, 6), 'i': 0.0, 'i_clamp': 0.0}
     return {
         'controller_manager': {'ros__parameters': {
             'update_rate': int(update_rate),

@@ -39,7 +39,6 @@ the observer. See docs/ROS_API.md and docs/CONTACT_DETECTION.md.
 """
 
 import collections
-import os
 import sys
 import time
 from typing import Any, NamedTuple
@@ -50,7 +49,6 @@ from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.exceptions import ParameterUninitializedException
 from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
-from rclpy.subscription import Subscription
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
@@ -63,7 +61,7 @@ from manip_dynamics.ros.runtime.conversions import (
     array_to_wrench, command_to_model_order, joint_state_arrays, joint_state_message)
 from manip_dynamics.ros.runtime.glitch_parameters import declare_gate_parameters
 from manip_dynamics.ros.runtime.node_runtime import (
-    EXECUTOR_ENV, GuardedNode, KindThrottle, run_node)
+    GuardedNode, KindThrottle, passes_message_info, run_node)
 from manip_dynamics.ros.runtime.payloads import apply_payload_request, Payloads, reapply_payloads
 from manip_dynamics.ros.runtime.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
@@ -105,7 +103,7 @@ def _with_info(callback: Any) -> Any:
     does not (older rclpy; the EventsExecutor, ``MANIP_DYNAMICS_EXECUTOR=events``) ``info``
     is None and the reception time is taken when the callback runs.
     """
-    if hasattr(Subscription, 'CallbackType') and os.environ.get(EXECUTOR_ENV) != 'events':
+    if passes_message_info():
         return callback
     return lambda msg: callback(msg, None)
 

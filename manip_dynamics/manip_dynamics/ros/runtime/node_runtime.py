@@ -466,6 +466,28 @@ def _exit_stuck(name: str, signum: int) -> None:
     os._exit(EXIT_STUCK)
 
 
+def executor_kind() -> str:
+    """Return the executor :func:`make_executor` builds: ``'events'`` or ``'single'``."""
+    if os.environ.get(EXECUTOR_ENV, 'single') == 'events':
+        try:
+            from rclpy.experimental import EventsExecutor  # noqa: F401
+        except ImportError:
+            return 'single'
+        return 'events'
+    return 'single'
+
+
+def passes_message_info() -> bool:
+    """
+    Return whether subscription callbacks get ``(msg, info)`` on this node's executor.
+
+    rclpy's wait-set executors pass the message info (with its reception time) to a callback
+    that takes two arguments (Iron and newer); the EventsExecutor passes the message only.
+    """
+    from rclpy.subscription import Subscription
+    return hasattr(Subscription, 'CallbackType') and executor_kind() == 'single'
+
+
 def make_executor() -> Any:
     """
     Return the executor a node spins on: SingleThreadedExecutor, or on request EventsExecutor.
@@ -480,13 +502,9 @@ def make_executor() -> Any:
     1 kHz publisher spun one core at 100 % and ignored SIGTERM (docs/ROS_API.md).
     """
     from rclpy.executors import SingleThreadedExecutor
-    if os.environ.get(EXECUTOR_ENV, 'single') == 'events':
-        try:
-            from rclpy.experimental import EventsExecutor
-        except ImportError:
-            pass
-        else:
-            return EventsExecutor()
+    if executor_kind() == 'events':
+        from rclpy.experimental import EventsExecutor
+        return EventsExecutor()
     return SingleThreadedExecutor()
 
 
