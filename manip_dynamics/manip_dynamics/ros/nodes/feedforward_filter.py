@@ -69,8 +69,8 @@ from manip_dynamics.ros.runtime.conversions import (
     joint_state_arrays, stamp_seconds, time_msg)
 from manip_dynamics.ros.runtime.node_runtime import GuardedNode, run_node
 from manip_dynamics.ros.runtime.robot_description import (
-    declare_model_parameters, param_bool, param_float, param_float_list, param_string,
-    report_startup_error, RobotDescriptionSource, STARTUP_ERRORS, StartupError)
+    declare_model_parameters, param_bool, param_choice, param_float, param_float_list,
+    param_string, report_startup_error, RobotDescriptionSource, STARTUP_ERRORS, StartupError)
 
 #: Default node name.
 NODE_NAME = 'feedforward_filter'
@@ -98,22 +98,16 @@ class FeedforwardFilterNode(GuardedNode):
         self.controller_name = param_string(
             self, 'controller_name', 'joint_trajectory_controller',
             'The joint_trajectory_controller plans go to (effort interface)').strip('/')
-        self.downstream = param_string(self, 'downstream', 'auto', "'action': JTC's "
+        self.downstream = param_choice(self, 'downstream', 'auto', "'action': JTC's "
                                        "FollowJointTrajectory; 'topic': its joint_trajectory "
-                                       "topic; 'auto': the action where control_msgs exists")
-        if self.downstream not in DOWNSTREAMS:
-            raise StartupError('parameter downstream must be one of %s, got %r'
-                               % (', '.join(DOWNSTREAMS), self.downstream))
-        self.on_infeasible = param_string(self, 'on_infeasible', 'retime', 'A plan over a '
-                                          'velocity or effort limit: retime or refuse')
-        if self.on_infeasible not in ON_INFEASIBLE:
-            raise StartupError('parameter on_infeasible must be one of %s, got %r'
-                               % (', '.join(ON_INFEASIBLE), self.on_infeasible))
-        self.gravity = param_string(self, 'gravity_feedforward', 'include', "'include': "
-                                    "efforts with g(q); 'exclude': the driver adds gravity")
-        if self.gravity not in GRAVITY_MODES:
-            raise StartupError('parameter gravity_feedforward must be one of %s, got %r'
-                               % (', '.join(GRAVITY_MODES), self.gravity))
+                                       "topic; 'auto': the action where control_msgs exists",
+                                       DOWNSTREAMS)
+        self.on_infeasible = param_choice(self, 'on_infeasible', 'retime', 'A plan over a '
+                                          'velocity or effort limit: retime or refuse',
+                                          ON_INFEASIBLE)
+        self.gravity = param_choice(self, 'gravity_feedforward', 'include', "'include': "
+                                    "efforts with g(q); 'exclude': the driver adds gravity",
+                                    GRAVITY_MODES)
         self.feedforward = param_bool(self, 'feedforward', True, 'Fill the efforts (false: '
                                       'plans and holds without them, JTC as without this '
                                       'node, to measure what they do)')

@@ -302,6 +302,20 @@ def param_string(node: Node, name: str, default: str, description: str) -> str:
     return value
 
 
+def param_choice(node: Node, name: str, default: str, description: str,
+                 choices: tuple[str, ...]) -> str:
+    """
+    Declare a read-only string parameter that takes one of ``choices`` and return it.
+
+    :raises StartupError: The value is not a string or not one of ``choices``.
+    """
+    value = param_string(node, name, default, description)
+    if value not in choices:
+        raise StartupError('parameter %s must be one of %s, got %r'
+                           % (name, ', '.join(choices), value))
+    return value
+
+
 def param_bool(node: Node, name: str, default: bool, description: str) -> bool:
     """
     Declare a read-only boolean parameter and return its value.

@@ -86,7 +86,7 @@ from manip_dynamics.control.computed_torque import TimedPoints
 from manip_dynamics.ros.runtime.conversions import stamp_seconds
 from manip_dynamics.ros.runtime.node_runtime import GuardedNode, run_node
 from manip_dynamics.ros.runtime.robot_description import (
-    param_bool, param_float, param_float_list, param_string, param_strings,
+    param_bool, param_choice, param_float, param_float_list, param_string, param_strings,
     report_startup_error, STARTUP_ERRORS, StartupError)
 
 #: Default node name.
@@ -220,12 +220,10 @@ class ControllerManagerStandin(GuardedNode):
                                     'the order of its commands')
         if not self.joints:
             raise StartupError("parameter joints must name the controller's joints")
-        self.controller = param_string(self, 'controller', 'effort', "'effort': a forward "
+        self.controller = param_choice(self, 'controller', 'effort', "'effort': a forward "
                                        "effort controller on commands_topic; 'jtc': "
-                                       'joint_trajectory_controller on the effort interface')
-        if self.controller not in CONTROLLERS:
-            raise StartupError('parameter controller must be one of %s, got %r'
-                               % (', '.join(CONTROLLERS), self.controller))
+                                       'joint_trajectory_controller on the effort interface',
+                                       CONTROLLERS)
         self.jtc = None
         if self.controller == 'jtc':
             self.jtc = self._jtc_from_parameters()
