@@ -168,47 +168,79 @@ def forward_profile(al, be, ga, delta, K):
 
 
 @njit(**_JIT)
-def limit_usage(table, s_tab, s, sd, sdd, v, a, tau, damping, coulomb, eps, out):
-    """
-    Write each sample's largest ratio to the velocity, acceleration and effort limits.
+def _friction_sign(z):
+    """Return ``tanh(z)``; exactly +-1 beyond |z| = 20, where tanh rounds to it."""
+    if z > 20.0:
+        return 1.0
+    if z < -20.0:
+        return -1.0
+    return math.tanh(z)
 
+
+@njit(**_JIT)
+def limit_usage(t_grid, coef, counts, todo, s_lo, s_hi, table, s_tab, inv_v, inv_a,
+                inv_tau, damping, coulomb, eps, out):
+    """
+    Write each piece's largest ratio to the velocity, acceleration and effort limits.
+
+    The timing is the piecewise quintic ``s(t)`` with breakpoints ``t_grid`` (N + 1,) and
+    coefficients ``coef`` (N, 6) in the time since each breakpoint, ``s`` clipped to
+    ``[s_lo, s_hi]``. Piece i (where ``todo[i]``) is sampled at its start and at
+    ``counts[i]`` equally spaced points inside (the last piece at its end too); ``out[:, i]``
+    (3, N) gets the largest ratio over those samples, other columns are left as they are.
     ``table`` (M, 5, n): rows q', q'', A, B, C of the path at ``s_tab`` (M,), linearly
     interpolated at each sample's ``s``; velocity ``q' sd``, acceleration
     ``q' sdd + q'' sd^2``, effort ``A sdd + B sd^2 + C`` plus the joint friction at that
-    velocity (viscous, and Coulomb with the smooth sign ``tanh(qd / eps)``). Limits ``v``,
-    ``a``, ``tau`` (n,), ``inf`` = unlimited. ``out`` (3, m).
+    velocity (viscous, and Coulomb with the smooth sign ``tanh(qd / eps)``). ``inv_v``,
+    ``inv_a``, ``inv_tau`` (n,): the limits' reciprocals (0 = unlimited).
     """
-    m = s.shape[0]
-    n = v.shape[0]
+    pieces = t_grid.shape[0] - 1
+    n = inv_v.shape[0]
     rows = s_tab.shape[0]
     k = 0
-    for i in range(m):
-        si = s[i]
-        # samples come sorted in time, so s grows: walk the table forward
-        if si < s_tab[k]:
-            k = 0
-        while k < rows - 2 and s_tab[k + 1] <= si:
-            k += 1
-        w = (si - s_tab[k]) / (s_tab[k + 1] - s_tab[k])
-        x = sd[i] * sd[i]
+    for p in range(pieces):
+        if not todo[p]:
+            continue
+        length = t_grid[p + 1] - t_grid[p]
+        inside = counts[p]
+        samples = inside + 2 if p == pieces - 1 else inside + 1
+        c0 = coef[p, 0]
+        c1 = coef[p, 1]
+        c2 = coef[p, 2]
+        c3 = coef[p, 3]
+        c4 = coef[p, 4]
+        c5 = coef[p, 5]
         rv = 0.0
         ra = 0.0
         rt = 0.0
-        w0 = 1.0 - w
-        for j in range(n):
-            dq = w0 * table[k, 0, j] + w * table[k + 1, 0, j]
-            ddq = w0 * table[k, 1, j] + w * table[k + 1, 1, j]
-            qd = dq * sd[i]
-            qdd = dq * sdd[i] + ddq * x
-            t = ((w0 * table[k, 2, j] + w * table[k + 1, 2, j]) * sdd[i]
-                 + (w0 * table[k, 3, j] + w * table[k + 1, 3, j]) * x
-                 + w0 * table[k, 4, j] + w * table[k + 1, 4, j]
-                 + damping[j] * qd + coulomb[j] * math.tanh(qd / eps))
-            rv = max(rv, abs(qd) / v[j])
-            if a[j] < np.inf:
-                ra = max(ra, abs(qdd) / a[j])
-            if tau[j] < np.inf:
-                rt = max(rt, abs(t) / tau[j])
-        out[0, i] = rv
-        out[1, i] = ra
-        out[2, i] = rt
+        for q in range(samples):
+            h = length * q / (inside + 1.0)
+            si = c0 + h * (c1 + h * (c2 + h * (c3 + h * (c4 + h * c5))))
+            sdi = c1 + h * (2.0 * c2 + h * (3.0 * c3 + h * (4.0 * c4 + h * 5.0 * c5)))
+            sddi = 2.0 * c2 + h * (6.0 * c3 + h * (12.0 * c4 + h * 20.0 * c5))
+            si = min(max(si, s_lo), s_hi)
+            # s grows along the pieces: walk the table forward (back to 0 if it did not)
+            if si < s_tab[k]:
+                k = 0
+            while k < rows - 2 and s_tab[k + 1] <= si:
+                k += 1
+            w = (si - s_tab[k]) / (s_tab[k + 1] - s_tab[k])
+            w0 = 1.0 - w
+            x = sdi * sdi
+            for j in range(n):
+                dq = w0 * table[k, 0, j] + w * table[k + 1, 0, j]
+                ddq = w0 * table[k, 1, j] + w * table[k + 1, 1, j]
+                qd = dq * sdi
+                qdd = dq * sddi + ddq * x
+                t = ((w0 * table[k, 2, j] + w * table[k + 1, 2, j]) * sddi
+                     + (w0 * table[k, 3, j] + w * table[k + 1, 3, j]) * x
+                     + w0 * table[k, 4, j] + w * table[k + 1, 4, j]
+                     + damping[j] * qd)
+                if coulomb[j] != 0.0:
+                    t += coulomb[j] * _friction_sign(qd / eps)
+                rv = max(rv, abs(qd) * inv_v[j])
+                ra = max(ra, abs(qdd) * inv_a[j])
+                rt = max(rt, abs(t) * inv_tau[j])
+        out[0, p] = rv
+        out[1, p] = ra
+        out[2, p] = rt

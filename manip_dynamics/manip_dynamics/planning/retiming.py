@@ -29,12 +29,15 @@ accelerations at each point), so ``qd = q' sd`` and ``qdd = q' sdd + q'' sd^2`` 
 continuous in time.
 
 The everywhere-guarantee, by check and repair: the quintic (and the grid itself) can
-exceed a limit between grid points. The result is sampled at ``check_rate`` (4 kHz) and at
-four points inside every grid interval; velocities, accelerations and torques (the model's
-inverse dynamics with its real friction at the sampled velocity) are compared with the
-limits, and where a sample uses more than ``1 - margin`` of one, the limits of the grid
-points around it are tightened by the ratio (at least 3 %) and the profile recomputed. After
-``max_repairs`` rounds, a uniform slow-down by the worst ratio ends it. TOPP-RA's own output
+exceed a limit between grid points. Every piece of the result (one grid interval) is
+sampled on its own time, equally spaced at ``check_rate`` (4 kHz) or closer, at least four
+points inside; velocities, accelerations and torques (the model's inverse dynamics with its
+real friction at the sampled velocity) are compared with the limits, and where a sample uses
+more than ``1 - margin`` of one, the limits of the grid points around it are tightened by
+the ratio (at least 3 %) and the profile recomputed. A repair changes the profile near the
+tightened points only: the pieces whose ends (duration, ``sd``, ``sdd``) are unchanged keep
+their check, the others are checked again. After ``max_repairs`` rounds, a uniform
+slow-down by the worst ratio ends it. TOPP-RA's own output
 guarantees its limits only at its grid points (0.2 to 1.3 % over between them on the arms
 issue 20 tried).
 """
@@ -286,6 +289,12 @@ class _Problem:
     a: FloatArray
     tau: FloatArray
 
+    def __post_init__(self) -> None:
+        """Keep the limits' reciprocals for the check (0 where a limit is infinite)."""
+        self.inv_v = 1.0 / self.v
+        self.inv_a = 1.0 / self.a
+        self.inv_tau = 1.0 / self.tau
+
 
 def _constraints(p: _Problem, phi: FloatArray) -> tuple:
     """
@@ -378,38 +387,38 @@ class _Table:
     friction_velocity: float
 
 
-def _usage(table: _Table, traj: RetimedTrajectory, p: _Problem,
-           times: FloatArray) -> tuple[FloatArray, ...]:
+def _usage(table: _Table, traj: RetimedTrajectory, p: _Problem, counts: NDArray[np.int64],
+           todo: NDArray[np.bool_], out: FloatArray) -> FloatArray:
     """
-    Return per-sample ratios (velocity, acceleration, effort) to the limits, (m,) each.
+    Fill and return ``out`` (3, N), each piece's largest use of the limits (``todo`` ones).
+
+    Row 0 velocity, 1 acceleration, 2 effort: the largest ratio to the limit over the
+    piece's check samples (:func:`_check_counts`); pieces not marked ``todo`` keep theirs.
 
     ``tau = A sdd + B sd^2 + C`` (Craig eq. 6.59 along the path) plus the joint friction at
     the sample's velocity, A, B, C linearly interpolated in s between the table's rows
     (TABLE_POINTS per grid interval: a relative error of about 1e-6 on the arms tried, far
     inside the check margin); one compiled pass (reachability.limit_usage).
     """
-    s, sd, sdd = traj.path_state(times)
-    out = np.empty((3, len(times)))
-    limit_usage(table.stack, table.s, s, sd, sdd, p.v, p.a, p.tau, table.damping,
+    limit_usage(traj._t, traj._coef, counts, todo, traj._knots[0], traj._knots[-1],
+                table.stack, table.s, p.inv_v, p.inv_a, p.inv_tau, table.damping,
                 table.coulomb, table.friction_velocity, out)
-    return out[0], out[1], out[2]
+    return out
 
 
-def _check_times(t: FloatArray, rate: float, per_interval: int = 4) -> FloatArray:
+def _check_counts(t: FloatArray, rate: float, per_interval: int = 4) -> NDArray[np.int64]:
     """
-    Return the check times: ``rate`` Hz (0: none) and points inside every grid interval.
+    Return how many check samples each piece gets inside: ``rate`` Hz, at least 4.
 
-    The refined end intervals, where the acceleration ramps from 0 within a few ms, get
-    :data:`END_CHECK_POINTS` points each.
+    The refined end pieces, where the acceleration ramps from 0 within a few ms, get at
+    least :data:`END_CHECK_POINTS`. Each piece is sampled on its own time (equal spacing
+    from its start), so a piece the repair left unchanged needs no new check.
     """
-    frac = np.arange(1, per_interval + 1) / (per_interval + 1.0)
-    inner = (t[:-1, None] + np.diff(t)[:, None] * frac).ravel()
+    counts = np.maximum(np.ceil(np.diff(t) * rate).astype(np.int64), per_interval)
     ends = len(END_REFINEMENT) + 1
-    fine = np.arange(1, END_CHECK_POINTS + 1) / (END_CHECK_POINTS + 1.0)
-    head = (t[:ends, None] + np.diff(t[:ends + 1])[:, None] * fine).ravel()
-    tail = (t[-ends - 1:-1, None] + np.diff(t[-ends - 1:])[:, None] * fine).ravel()
-    grid = np.arange(0.0, t[-1], 1.0 / rate) if rate > 0.0 else np.zeros(0)
-    return np.unique(np.concatenate([grid, inner, head, tail, t]))
+    counts[:ends] = np.maximum(counts[:ends], END_CHECK_POINTS)
+    counts[-ends:] = np.maximum(counts[-ends:], END_CHECK_POINTS)
+    return counts
 
 
 def retime(model, waypoints: ArrayLike, *, velocity_limits: LimitSpec = None,
@@ -440,8 +449,8 @@ def retime(model, waypoints: ArrayLike, *, velocity_limits: LimitSpec = None,
     :param joint_limits: Path (or text) of a MoveIt ``joint_limits.yaml``: its enabled
         velocity and acceleration limits replace the defaults (explicit arguments win).
     :param grid_points: TOPP-RA grid size; default 50 per waypoint segment, 150 to 1500.
-    :param check_rate: Rate [Hz] at which the result is checked (plus 4 points per grid
-        interval).
+    :param check_rate: Rate [Hz] at which the result is checked, at least (each grid
+        interval at this rate or closer, at least 4 points inside).
     :param margin: Share of each limit kept free at the checked samples.
     :param max_repairs: Local tightening rounds before a uniform slow-down.
     :return: The :class:`RetimedTrajectory`; its ``report`` gives the peak use of each limit.
@@ -529,6 +538,8 @@ def retime(model, waypoints: ArrayLike, *, velocity_limits: LimitSpec = None,
     repairs = 0
     scale = 1.0
     last = None
+    checked = None
+    use = np.zeros((3, len(s) - 1))
     while True:
         try:
             t, sd, sdd, _ = _profile(problem, phi)
@@ -553,16 +564,20 @@ def retime(model, waypoints: ArrayLike, *, velocity_limits: LimitSpec = None,
                         'acceleration the path needs)')) from None
         traj = RetimedTrajectory(names, path, knots, t, s, sd, sdd, index,
                                  RetimingReport(0, 0, 0, repairs, 1.0, len(s)))
-        # a coarse check while repairing (8 points per grid interval), the full one
-        # (check_rate and 4 points per interval) once the coarse one passes
-        for dense in (False, True):
-            times = (_check_times(t, check_rate) if dense else
-                     _check_times(t, 0.0, 4))
-            rv, ra, rt = _usage(table, traj, problem, times)
-            worst = np.maximum(np.maximum(rv, ra), rt)
-            bad = worst > limit
-            if np.any(bad):
-                break
+        # the check at check_rate (and 4 points inside every piece); a piece whose ends
+        # (duration, sd, sdd) the last repair left as they were keeps its last check
+        h = np.diff(t)
+        if checked is None:
+            todo = np.ones(len(h), dtype=np.bool_)
+        else:
+            h0, sd0, sdd0 = checked
+            todo = ~((h == h0) & (sd[:-1] == sd0[:-1]) & (sd[1:] == sd0[1:])
+                     & (sdd[:-1] == sdd0[:-1]) & (sdd[1:] == sdd0[1:]))
+        _usage(table, traj, problem, _check_counts(t, check_rate), todo, use)
+        checked = (h, sd, sdd)
+        rv, ra, rt = use
+        worst = np.max(use, axis=0)
+        bad = worst > limit
         if not np.any(bad):
             break
         if repairs >= max_repairs:
@@ -570,8 +585,7 @@ def retime(model, waypoints: ArrayLike, *, velocity_limits: LimitSpec = None,
             break
         repairs += 1
         last = (t, sd, sdd)
-        s_bad, _, _ = traj.path_state(times[bad])
-        seg = np.clip(np.searchsorted(s, s_bad, side='right') - 1, 0, len(s) - 2)
+        seg = np.flatnonzero(bad)
         for kind, r in enumerate((rv[bad], ra[bad], rt[bad])):
             over = r > limit
             if not np.any(over):
@@ -621,17 +635,21 @@ def _uniform_slow_down(table: _Table, traj: RetimedTrajectory, p: _Problem, limi
     ``k^2``; the smallest such ``k >= 1`` is found by doubling, then bisection. ``traj`` is
     left with the slowed timing.
 
-    :return: ``k`` and the usage ratios (velocity, acceleration, effort) at that timing.
+    :return: ``k`` and each piece's usage ratios (velocity, acceleration, effort), (3, N),
+        at that timing.
     :raises ValueError: Even 64 times slower it does not fit (gravity alone?).
     """
     t, s, sd, sdd = traj._t, traj._s, traj._sd, traj._sdd
 
-    def usage(k: float) -> tuple[FloatArray, ...]:
+    every = np.ones(len(t) - 1, dtype=np.bool_)
+    out = np.zeros((3, len(t) - 1))
+
+    def usage(k: float) -> FloatArray:
         traj._set_timing(t * k, s, sd / k, sdd / k ** 2)
-        return _usage(table, traj, p, _check_times(t * k, check_rate))
+        return _usage(table, traj, p, _check_counts(t * k, check_rate), every, out)
 
     def fits(k: float) -> bool:
-        return max(float(np.max(r)) for r in usage(k)) <= limit
+        return float(np.max(usage(k))) <= limit
     lo, hi = 1.0, 2.0
     while not fits(hi):
         if hi > 64.0:
