@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
 # Run every test of the suite (unit, integration, lint) with the built overlay active.
 #
-# Usage: scripts/test.sh [pytest arguments]     (after setup.sh and build.sh)
-#   no arguments: the whole suite in two lanes at once (below); with arguments: one pytest
-#   run of test/ with them (e.g. -k retime, -m linter, test/unit/test_retiming.py).
+# Usage: scripts/test.sh [extra pytest arguments]     (after setup.sh and build.sh)
 # Exit code: pytest's verdict, except that "no test ran" (pytest exit 5) is a failure.
 set -euo pipefail
 # shellcheck source=scripts/env.sh
@@ -34,49 +32,12 @@ PY
 then
   plugins=(-p no:launch_testing -p no:launch_pytest -p no:launch_ros)
 fi
-# pytest's verdict, except that "no test ran" (exit 5) is a failure.
-verdict() {
-  if [[ $1 -eq 5 ]]; then
-    echo "test: pytest collected no test in $2; treating that as a failure" >&2
-    echo 1
-  else
-    echo "$1"
-  fi
-}
-
-# With arguments (a file, -k, -m ...): one pytest run of what they select.
-if [[ $# -gt 0 || -n "${MD_TEST_ONE_LANE:-}" ]]; then
-  set +e
-  python -m pytest test -ra -p no:cacheprovider "${plugins[@]}" "$@"
-  rc=$(verdict $? 'test')
-  set -e
-  exit "${rc}"
-fi
-
-# The whole suite in two lanes at once, each on a DDS domain of its own: the tests that start
-# nodes and measure time (integration/, launch/) in this process, everything else (unit
-# tests, linters) beside it. The second lane keeps about one core busy, the condition the
-# timing tests must hold under (issue 30); it also halves the wall time on a 2-core machine.
-# MD_TEST_ONE_LANE=1 runs everything in one pytest process instead.
-lane_log=$(mktemp -t manip_dynamics_unit_lane.XXXXXX)
-trap 'rm -f "${lane_log}"' EXIT
 set +e
-MANIP_DYNAMICS_TEST_DOMAIN_ID=$(( (ROS_DOMAIN_ID + 1) % 101 )) \
-  ROS_DOMAIN_ID=$(( (ROS_DOMAIN_ID + 1) % 101 )) \
-  python -m pytest test -ra -p no:cacheprovider "${plugins[@]}" \
-    --ignore=test/integration --ignore=test/launch > "${lane_log}" 2>&1 &
-lane_pid=$!
-echo "test: lane 1 (integration/, launch/) here; lane 2 (unit tests, linters) beside it," \
-  "its output follows lane 1's"
-python -m pytest test/integration test/launch -ra -p no:cacheprovider "${plugins[@]}"
-rc_nodes=$(verdict $? 'test/integration, test/launch')
-wait "${lane_pid}"
-rc_rest=$(verdict $? 'the unit lane')
+python -m pytest test -ra -p no:cacheprovider "${plugins[@]}" "$@"
+rc=$?
 set -e
-echo "test: lane 2 (unit tests, linters):"
-cat "${lane_log}"
-echo "test: lane 1 exit ${rc_nodes}, lane 2 exit ${rc_rest}"
-if [[ ${rc_nodes} -ne 0 ]]; then
-  exit "${rc_nodes}"
+if [[ ${rc} -eq 5 ]]; then
+  echo "test: pytest collected no test; treating that as a failure" >&2
+  exit 1
 fi
-exit "${rc_rest}"
+exit "${rc}"

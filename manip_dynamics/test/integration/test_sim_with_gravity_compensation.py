@@ -24,7 +24,6 @@ simulator must get it back. Both timeouts are 0.5 s here (0.1 s by default) so t
 loaded CI machine that stalls a process for 0.1 s does not break the hold.
 """
 
-import os
 import threading
 import time
 
@@ -46,9 +45,6 @@ from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noq
 
 pytestmark = [pytest.mark.rostest, pytest.mark.slow]
 
-PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-HAVE_GRAVITY_COMPENSATION = os.path.isfile(os.path.join(
-    PACKAGE_ROOT, 'manip_dynamics', 'ros', 'gravity_compensation_node.py'))
 # A pose away from the ready pose, inside cobot7's limits, with large gravity torques.
 POSE = [0.3, -0.4, 0.2, -1.9, 0.1, 1.9, 0.5]
 TIMEOUT = 0.5
@@ -121,8 +117,6 @@ class Graph:
 @pytest.fixture(scope='module')
 def graph():
     """Start the simulator (paused) and the gravity compensation; stop both at the end."""
-    if not HAVE_GRAVITY_COMPENSATION:
-        pytest.skip('gravity_compensation_node.py does not exist yet')
     with open(urdf_path('cobot7')) as stream:
         xml = stream.read()
     rclpy.init()

@@ -193,12 +193,14 @@ def test_stale_joint_states_stop_with_one_hold_command(graph):
                                  lambda m: commands.append(np.array(m.data)), 100)
         client = node.create_client(SetBool, '/tc_sim/pause')
         assert client.wait_for_service(timeout_sec=30.0)
+        # the subscription matched (the controller commands at every state) before the
+        # pause: its one hold command must not go out before this node hears the topic
+        wait_until(lambda: commands, 30.0, 'the controller is not commanding')
         future = client.call_async(SetBool.Request(data=True))
         wait_until(future.done, 30.0, 'no answer')
         wait_until(lambda: 'sent one hold (gravity at the last good pose) command'
                    in read_log(proc), 10.0, 'no stop on stale joint_states:\n' + read_log(proc))
         time.sleep(0.3)
-        assert commands, 'no command seen'
         np.testing.assert_allclose(commands[-1], model.gravity_torques(pose(graph)),
                                    rtol=0, atol=1e-9)
         future = client.call_async(SetBool.Request(data=False))
