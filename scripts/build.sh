@@ -77,7 +77,8 @@ if [[ -z "${MD_SKIP_PRECOMPILE:-}" ]]; then
   (cd / && PYTHONPATH="${MD_ROOT}/manip_dynamics${PYTHONPATH:+:${PYTHONPATH}}" \
      python -m manip_dynamics.precompile) > "${precompile_log}" 2>&1 &
   precompile_pid=$!
-  trap 'kill "${precompile_pid}" 2>/dev/null; rm -f "${precompile_log}"' EXIT
+  # (errexit applies inside a trap: a kill of a finished process must not fail the build)
+  trap 'kill "${precompile_pid}" 2>/dev/null || true; rm -f "${precompile_log}"' EXIT
 fi
 colcon --log-base "${MD_LOG_BASE}" build \
   --base-paths "${packages[@]}" \
@@ -91,5 +92,7 @@ echo "${hash}" > "${stamp_file}"
 if [[ -n "${precompile_log}" ]]; then
   wait "${precompile_pid}" || true
   sed 's/^/build: /' "${precompile_log}"
+  trap - EXIT
+  rm -f "${precompile_log}"
 fi
 precompile_kernels
