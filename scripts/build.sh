@@ -68,18 +68,6 @@ for dir in "${MD_BUILD_BASE}" "${MD_INSTALL_BASE}" "${MD_LOG_BASE}"; do
 done
 rm -f "${stamp_file}"
 cd "${MD_ROOT}"
-# The kernels compile from the source folder while colcon builds the interfaces: the built
-# package's folder is a symlink to it (--symlink-install), so numba's cache beside the
-# sources is the one the built package finds (precompile_kernels below then finds it warm).
-precompile_log=
-if [[ -z "${MD_SKIP_PRECOMPILE:-}" ]]; then
-  precompile_log=$(mktemp -t manip_dynamics_precompile.XXXXXX)
-  (cd / && PYTHONPATH="${MD_ROOT}/manip_dynamics${PYTHONPATH:+:${PYTHONPATH}}" \
-     python -m manip_dynamics.precompile) > "${precompile_log}" 2>&1 &
-  precompile_pid=$!
-  # (errexit applies inside a trap: a kill of a finished process must not fail the build)
-  trap 'kill "${precompile_pid}" 2>/dev/null || true; rm -f "${precompile_log}"' EXIT
-fi
 colcon --log-base "${MD_LOG_BASE}" build \
   --base-paths "${packages[@]}" \
   --build-base "${MD_BUILD_BASE}" \
@@ -89,10 +77,4 @@ colcon --log-base "${MD_LOG_BASE}" build \
   --cmake-args -DBUILD_TESTING=OFF -DPython3_EXECUTABLE="${MD_VENV}/bin/python" \
   "$@"
 echo "${hash}" > "${stamp_file}"
-if [[ -n "${precompile_log}" ]]; then
-  wait "${precompile_pid}" || true
-  sed 's/^/build: /' "${precompile_log}"
-  trap - EXIT
-  rm -f "${precompile_log}"
-fi
 precompile_kernels
