@@ -154,6 +154,13 @@ def run_toppra(model, ref, data, w: np.ndarray, grid: int | None = None):
     return result, time.perf_counter() - start
 
 
+def setting() -> tuple:
+    """Return what both tables' headers name: limits, versions and the machine."""
+    return (ACC, 100 * EFFORT_SCALE, getattr(ta, '__version__', '0.6.10'), pin.__version__,
+            platform.processor() or platform.machine(), os.cpu_count(),
+            platform.python_version())
+
+
 def best_of(function, runs: int = 3):
     """Return ``function()``'s result and its shortest time of ``runs`` calls [s]."""
     took = []
@@ -219,9 +226,7 @@ def long_paths(quick: bool) -> str:
             'largest |value| / limit sampled at 1 kHz and 10 kHz, efforts by Pinocchio plus '
             'the URDF friction, in the same order. Machine: %s, %d cores, Python %s. Run: '
             '`python benchmarks/retiming_benchmark.py`.'
-            % (ACC, 100 * EFFORT_SCALE, getattr(ta, '__version__', '0.6.10'),
-               pin.__version__, platform.processor() or platform.machine(), os.cpu_count(),
-               platform.python_version()))
+            % setting())
     return '\n'.join([head, '',
                       '| arm (DoF) | waypoints | duration [s] | ours [ms] (grid, repairs) '
                       '| TOPP-RA default [ms] | ours / it | TOPP-RA 201 [ms] | ours / it '
@@ -277,9 +282,7 @@ def main() -> None:
              'constraint). Peak use: the largest |value| / limit over the trajectory sampled at '
              '1 kHz and 10 kHz, efforts by Pinocchio plus the URDF friction. Machine: %s, %d '
              'cores, Python %s. Run: `python benchmarks/retiming_benchmark.py`.'
-             % (ACC, 100 * EFFORT_SCALE, getattr(ta, '__version__', '0.6.10'),
-                pin.__version__, platform.processor() or platform.machine(), os.cpu_count(),
-                platform.python_version()), '',
+             % setting(), '',
              '| move | ours [s] | TOPP-RA [s] | ours / TOPP-RA | ours [ms] | TOPP-RA [ms] '
              '| peak use, ours | peak use, TOPP-RA |',
              '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |']
