@@ -268,12 +268,8 @@ def main() -> None:
 
         def sample_theirs(t, traj=theirs):
             return traj(t), traj(t, 1), traj(t, 2)
-        mine = {r: overshoot(model, ref, data, ours.sample, ours.duration, r)
-                for r in (1000.0, 10000.0)}
-        other = {r: overshoot(model, ref, data, sample_theirs, theirs.duration, r)
-                 for r in (1000.0, 10000.0)}
-        worst_mine = max(max(v.values()) for v in mine.values())
-        worst_other = max(max(v.values()) for v in other.values())
+        worst_mine = peak_use(model, ref, data, ours.sample, ours.duration)
+        worst_other = peak_use(model, ref, data, sample_theirs, theirs.duration)
         rows.append((k, ours.duration, theirs.duration, t_ours, t_ref, worst_mine,
                      worst_other))
     lines = ['Random 4-waypoint moves of cobot7 (2 kg payload at tool0), URDF velocity limits, '
