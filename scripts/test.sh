@@ -32,12 +32,42 @@ PY
 then
   plugins=(-p no:launch_testing -p no:launch_pytest -p no:launch_ros)
 fi
-set +e
-python -m pytest test -ra -p no:cacheprovider "${plugins[@]}" "$@"
-rc=$?
-set -e
-if [[ ${rc} -eq 5 ]]; then
+# Without extra arguments, in two passes: first every test not marked `realtime`, spread over
+# one pytest-xdist worker per core (at most 4; MD_TEST_WORKERS overrides, 1 = one process;
+# each worker has a DDS domain of its own, test/conftest.py), then the `realtime` tests (closed
+# loops at 1 kHz, latencies on the wall clock) alone, with the machine to themselves.
+# With arguments (make test PYTEST_ARGS='-k story', make lint), one pass with those arguments.
+workers=${MD_TEST_WORKERS:-$(nproc 2>/dev/null || echo 1)}
+(( workers > 4 )) && workers=4
+run_pytest() {
+  set +e
+  python -m pytest test -ra -p no:cacheprovider "${plugins[@]}" "$@"
+  local rc=$?
+  set -e
+  return "${rc}"
+}
+if [[ $# -gt 0 || ${workers} -lt 2 ]] || ! python -c 'import xdist' 2>/dev/null; then
+  rc=0
+  run_pytest "$@" || rc=$?
+  if [[ ${rc} -eq 5 ]]; then
+    echo "test: pytest collected no test; treating that as a failure" >&2
+    exit 1
+  fi
+  exit "${rc}"
+fi
+echo "test: pass 1 of 2: the tests not marked realtime, in ${workers} workers"
+rc1=0
+run_pytest -n "${workers}" --dist loadfile -m 'not realtime' || rc1=$?
+echo "test: pass 2 of 2: the realtime tests, alone"
+rc2=0
+run_pytest -m realtime || rc2=$?
+if [[ ${rc1} -eq 5 && ${rc2} -eq 5 ]]; then
   echo "test: pytest collected no test; treating that as a failure" >&2
   exit 1
 fi
-exit "${rc}"
+for rc in "${rc1}" "${rc2}"; do
+  if [[ ${rc} -ne 0 && ${rc} -ne 5 ]]; then
+    echo "test: failed (pass 1 exit ${rc1}, pass 2 exit ${rc2})" >&2
+    exit "${rc}"
+  fi
+done

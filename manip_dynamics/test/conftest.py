@@ -31,7 +31,21 @@ if PACKAGE_ROOT not in sys.path:
 # ROS_LOCALHOST_ONLY) and a domain of our own, so tests neither send packets out of the
 # machine nor see other ROS graphs. Set before any test module imports rclpy.
 # MANIP_DYNAMICS_TEST_DOMAIN_ID overrides the domain, e.g. to run two test sessions side by
-# side.
+# side. Under pytest-xdist (scripts/test.sh runs the tests that are not `realtime` in two
+# workers) each worker takes the next domain of its own, so two workers' nodes of the same
+# name never meet.
 from manip_dynamics.ros.runtime.discovery import apply_loopback_environment  # noqa: E402
+
+
+def _test_domain() -> str:
+    base = int(os.environ.get('MANIP_DYNAMICS_TEST_DOMAIN_ID', '87'))
+    worker = os.environ.get('PYTEST_XDIST_WORKER', '')
+    if not worker.startswith('gw'):
+        return str(base)
+    index = int(worker[2:]) + 1
+    # 101 is the largest domain whose ports fit Linux's default range
+    return str(base + index if base + index <= 101 else base - index)
+
+
 apply_loopback_environment()
-os.environ['ROS_DOMAIN_ID'] = os.environ.get('MANIP_DYNAMICS_TEST_DOMAIN_ID', '87')
+os.environ['ROS_DOMAIN_ID'] = _test_domain()

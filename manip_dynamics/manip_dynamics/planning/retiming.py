@@ -65,6 +65,8 @@ SMOOTHING = 3
 #: Default share of each limit the check accepts at a sample (the rest covers the peaks
 #: between samples of smooth functions at ``check_rate``).
 DEFAULT_MARGIN = 1e-3
+#: Stands for an infinite limit in the constraint rows.
+_BIG = 1e300
 
 
 @dataclass(frozen=True)
@@ -89,12 +91,17 @@ class RetimedTrajectory:
 
     def __init__(self, joint_names: list[str], path, knots: FloatArray,
                  t: FloatArray, s: FloatArray, sd: FloatArray, sdd: FloatArray,
-                 waypoint_index: NDArray[np.int64], report: RetimingReport) -> None:
-        """Store the path and the timing (use :func:`retime`, not this)."""
+                 waypoint_index: NDArray[np.int64], report: RetimingReport,
+                 derivatives: tuple | None = None) -> None:
+        """
+        Store the path and the timing (use :func:`retime`, not this).
+
+        ``derivatives``: the path's first and second derivative splines, if already made.
+        """
         self.joint_names = list(joint_names)
         self._path = path
-        self._dpath = path.derivative(1)
-        self._ddpath = path.derivative(2)
+        self._dpath, self._ddpath = (derivatives if derivatives is not None
+                                     else (path.derivative(1), path.derivative(2)))
         self._knots = knots
         self._set_timing(t, s, sd, sdd)
         self._waypoint_index = waypoint_index
@@ -290,10 +297,28 @@ class _Problem:
     tau: FloatArray
 
     def __post_init__(self) -> None:
-        """Keep the limits' reciprocals for the check (0 where a limit is infinite)."""
+        """
+        Keep what no repair changes.
+
+        The limits' reciprocals for the check (0 where a limit is infinite), the constraint
+        rows ``al``, ``be`` and the right-hand sides before the limit factors.
+        """
         self.inv_v = 1.0 / self.v
         self.inv_a = 1.0 / self.a
         self.inv_tau = 1.0 / self.tau
+        self.al = np.ascontiguousarray(
+            np.concatenate([self.dq, -self.dq, self.A, -self.A], axis=1))
+        self.be = np.ascontiguousarray(
+            np.concatenate([self.ddq, -self.ddq, self.B, -self.B], axis=1))
+        self.abs_dq = np.abs(self.dq)
+        self.moving = self.abs_dq > 1e-12
+        self.acc_finite = np.isfinite(self.a)
+        finite = np.isfinite(self.tau)
+        tau = np.where(finite, self.tau, _BIG)
+        self.up = tau - self.C - self.f_hi
+        self.down = tau + self.C + self.f_lo
+        self.up_scaled = finite & (self.up > 0.0)
+        self.down_scaled = finite & (self.down > 0.0)
 
 
 def _constraints(p: _Problem, phi: FloatArray) -> tuple:
@@ -302,25 +327,18 @@ def _constraints(p: _Problem, phi: FloatArray) -> tuple:
 
     ``phi[0]`` scales the velocity limits, ``phi[1]`` the acceleration limits, ``phi[2]``
     the part of the effort limits left after gravity and friction (the motion's share: a
-    tightened effort limit never makes holding the arm infeasible).
+    tightened effort limit never makes holding the arm infeasible). ``al`` and ``be`` do
+    not depend on ``phi`` (the problem's own arrays).
     """
-    big = 1e300
     fv, fa, ft = phi[0][:, None], phi[1][:, None], phi[2][:, None]
     with np.errstate(divide='ignore', invalid='ignore'):
-        vcap = np.where(np.abs(p.dq) > 1e-12, (p.v * fv / np.abs(p.dq)) ** 2, np.inf)
-    x_cap = np.minimum(np.min(vcap, axis=1), big)
-    acc = np.where(np.isfinite(p.a), p.a * fa, big)
-    finite = np.isfinite(p.tau)
-    tau = np.where(finite, p.tau, big)
-    up = tau - p.C - p.f_hi
-    down = tau + p.C + p.f_lo
-    up = np.where(finite & (up > 0.0), up * ft, up)
-    down = np.where(finite & (down > 0.0), down * ft, down)
-    al = np.concatenate([p.dq, -p.dq, p.A, -p.A], axis=1)
-    be = np.concatenate([p.ddq, -p.ddq, p.B, -p.B], axis=1)
+        vcap = np.where(p.moving, (p.v * fv / p.abs_dq) ** 2, np.inf)
+    x_cap = np.minimum(np.min(vcap, axis=1), _BIG)
+    acc = np.where(p.acc_finite, p.a * fa, _BIG)
+    up = np.where(p.up_scaled, p.up * ft, p.up)
+    down = np.where(p.down_scaled, p.down * ft, p.down)
     ga = np.concatenate([acc, acc, up, down], axis=1)
-    return (np.ascontiguousarray(al), np.ascontiguousarray(be), np.ascontiguousarray(ga),
-            x_cap)
+    return p.al, p.be, ga, x_cap
 
 
 def _profile(p: _Problem,
@@ -493,6 +511,7 @@ def retime(model, waypoints: ArrayLike, *, velocity_limits: LimitSpec = None,
     step = np.linalg.norm(np.diff(w, axis=0), axis=1)
     knots = np.concatenate([[0.0], np.cumsum(step)])
     path = CubicSpline(knots, w, bc_type='natural', axis=0)
+    derivatives = (path.derivative(1), path.derivative(2))
     s, index = _grid(knots, grid_points)
     dense = np.linspace(0.0, knots[-1], max(2000, 20 * len(s)))
     qd_dense = path(dense)
@@ -548,7 +567,8 @@ def retime(model, waypoints: ArrayLike, *, velocity_limits: LimitSpec = None,
                 t, sd, sdd = last
                 repairs = max_repairs
                 traj = RetimedTrajectory(names, path, knots, t, s, sd, sdd, index,
-                                         RetimingReport(0, 0, 0, repairs, 1.0, len(s)))
+                                         RetimingReport(0, 0, 0, repairs, 1.0, len(s)),
+                                         derivatives)
                 scale, (rv, ra, rt) = _uniform_slow_down(table, traj, problem, limit,
                                                          check_rate)
                 break
@@ -563,7 +583,8 @@ def retime(model, waypoints: ArrayLike, *, velocity_limits: LimitSpec = None,
                          % which) if which else ' (effort limits too low for the '
                         'acceleration the path needs)')) from None
         traj = RetimedTrajectory(names, path, knots, t, s, sd, sdd, index,
-                                 RetimingReport(0, 0, 0, repairs, 1.0, len(s)))
+                                 RetimingReport(0, 0, 0, repairs, 1.0, len(s)),
+                                 derivatives)
         # the check at check_rate (and 4 points inside every piece); a piece whose ends
         # (duration, sd, sdd) the last repair left as they were keeps its last check
         h = np.diff(t)
@@ -619,8 +640,10 @@ def _tighten(phi: FloatArray, seg: NDArray[np.int64], ratio: FloatArray,
     inner[:guard] = 0.0
     inner[n - guard - 1:] = 0.0
     spread = np.maximum(worst_at, np.concatenate([[0.0], worst_at[:-1]]))
-    for d in range(-SMOOTHING - 1, SMOOTHING + 2):
-        spread = np.maximum(spread, np.roll(inner, d))
+    reach = SMOOTHING + 1
+    padded = np.concatenate([np.zeros(reach), inner, np.zeros(reach)])
+    window = np.lib.stride_tricks.sliding_window_view(padded, 2 * reach + 1)
+    spread = np.maximum(spread, window.max(axis=1))
     hit = spread > 0.0
     # twice the overshoot: a tightened point pulls its neighbours down less than itself
     phi[hit] = phi[hit] * np.minimum(0.98, (limit / spread[hit]) ** 2)

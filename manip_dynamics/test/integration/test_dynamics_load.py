@@ -55,7 +55,7 @@ from manip_dynamics.ros.runtime.conversions import MAX_TRAJECTORY_POINTS  # noqa
 from manip_dynamics.ros.runtime.node_process import (  # noqa: E402
     PACKAGE_ROOT, start_node, stop_node)
 
-pytestmark = [pytest.mark.rostest, pytest.mark.slow]
+pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.realtime]
 
 STARTUP_TIMEOUT = 180.0
 NODE = 'load_dynamics'

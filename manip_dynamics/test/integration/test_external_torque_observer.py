@@ -50,7 +50,7 @@ from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noq
 from manip_dynamics_interfaces.msg import Contact  # noqa: E402
 from manip_dynamics_interfaces.srv import ApplyWrench  # noqa: E402
 
-pytestmark = [pytest.mark.rostest, pytest.mark.slow]
+pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.realtime]
 
 POSE = [0.3, -0.4, 0.2, -1.9, 0.1, 1.9, 0.5]
 GAIN = 50.0          # observer gain K [1/s]

@@ -55,7 +55,7 @@ from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noq
 from manip_dynamics_interfaces.msg import Contact  # noqa: E402
 from manip_dynamics_interfaces.srv import ApplyWrench  # noqa: E402
 
-pytestmark = [pytest.mark.rostest, pytest.mark.slow]
+pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.realtime]
 
 RATE = 250.0
 #: The stand-in's loop in co-simulation: the command answers the sample of the same update

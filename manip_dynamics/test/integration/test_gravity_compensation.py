@@ -42,7 +42,7 @@ from std_msgs.msg import Float64MultiArray  # noqa: E402
 from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 
-pytestmark = pytest.mark.rostest
+pytestmark = [pytest.mark.rostest, pytest.mark.realtime]
 
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 JOINT_STATES_TOPIC = '/md_test_gc_joint_states'

@@ -41,7 +41,7 @@ from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 from manip_dynamics_interfaces.msg import Contact  # noqa: E402
 
-pytestmark = [pytest.mark.rostest, pytest.mark.slow]
+pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.realtime]
 Q = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
 
 

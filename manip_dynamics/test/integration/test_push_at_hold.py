@@ -52,7 +52,7 @@ from manip_dynamics.simulation import push_joint_torques  # noqa: E402
 from manip_dynamics_interfaces.msg import Contact  # noqa: E402
 from manip_dynamics_interfaces.srv import ApplyWrench  # noqa: E402
 
-pytestmark = [pytest.mark.rostest, pytest.mark.slow]
+pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.realtime]
 
 TIMEOUT = 0.5
 #: Log lines that mean a node stopped commanding, rejected the motion or dropped the arm.

@@ -43,7 +43,7 @@ from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 
-pytestmark = [pytest.mark.rostest, pytest.mark.slow]
+pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.realtime]
 
 # A pose away from the ready pose, inside cobot7's limits, with large gravity torques.
 POSE = [0.3, -0.4, 0.2, -1.9, 0.1, 1.9, 0.5]

@@ -42,7 +42,7 @@ from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 
-pytestmark = [pytest.mark.rostest, pytest.mark.slow]
+pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.realtime]
 
 # The Panda 'ready' pose, as cobot7.urdf's <ros2_control> initial_value entries give it.
 READY = np.array([0.0, -math.pi / 4, 0.0, -3 * math.pi / 4, 0.0, math.pi / 2, math.pi / 4])

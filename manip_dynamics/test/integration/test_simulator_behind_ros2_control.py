@@ -47,7 +47,7 @@ from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 
-pytestmark = [pytest.mark.rostest, pytest.mark.slow]
+pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.realtime]
 NS = 'sim_behind_rc'
 
 

@@ -39,7 +39,7 @@ require_interfaces()
 
 from manip_dynamics.demo.run_demo import story_failures  # noqa: E402
 
-pytestmark = [pytest.mark.rostest, pytest.mark.slow]
+pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.realtime]
 
 #: Simulated seconds: the push at hold, then the move with its push and the resume.
 DURATION = 12.0

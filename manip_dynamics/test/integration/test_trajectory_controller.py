@@ -39,7 +39,7 @@ from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 from manip_dynamics_interfaces.msg import Contact  # noqa: E402
 
-pytestmark = [pytest.mark.rostest, pytest.mark.slow]
+pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.realtime]
 
 NAMES = ['cobot7_joint%d' % i for i in range(1, 8)]
 MOVE = np.array([0.5, 0.3, -0.2, 0.4, 0.3, -0.3, 0.2])

@@ -33,7 +33,8 @@ import sys
 from launch_support import ros2_launch_missing
 import pytest
 
-pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.launch_test]
+pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.launch_test,
+              pytest.mark.realtime]
 
 
 REASON = ros2_launch_missing()
