@@ -56,6 +56,14 @@ FloatArray = NDArray[np.float64]
 
 #: Fractions of the first (last) grid cell at which extra points are put near the ends.
 END_REFINEMENT = np.array([1.0 / 256, 1.0 / 64, 1.0 / 16, 1.0 / 4])
+#: Starting factors of the acceleration limit at the first (last) grid points: the quintic
+#: pieces that ramp the acceleration from 0 at rest in the refined end cells overshoot
+#: TOPP-RA's constant ``u`` there by the same ratio on every path (1.372 at the first check,
+#: on all 16 long-path benchmark cases), and the repair always converged to about these
+#: factors in two rounds. Starting from them saves those rounds; the check still decides.
+#: Measured on those cases: 1 to 2 repair rounds fewer, durations 0.03 to 0.25 % longer.
+END_START = np.array([0.53, 0.53, 0.865, 0.865, 0.96, 0.96])
+END_STOP = np.array([0.96, 0.96, 0.96, 0.848, 0.468, 0.53])
 #: Rows of the path-term table per grid interval (see _usage).
 TABLE_POINTS = 4
 #: Check points inside each refined end interval.
@@ -553,6 +561,8 @@ def retime(model, waypoints: ArrayLike, *, velocity_limits: LimitSpec = None,
     problem = _Problem(s, dq, ddq, A, B, C, f_hi, f_lo, v, a, tau)
 
     phi = np.full((3, len(s)), 1.0 - margin)
+    phi[1, :len(END_START)] *= END_START
+    phi[1, -len(END_STOP):] *= END_STOP
     limit = 1.0 - margin
     repairs = 0
     scale = 1.0
