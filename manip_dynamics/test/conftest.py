@@ -21,6 +21,9 @@ sources importable when the tests run from a source checkout.
 
 import os
 import sys
+import tempfile
+
+import pytest
 
 # Test the sources next to this folder, not a stale installed copy.
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -49,3 +52,19 @@ def _test_domain() -> str:
 
 apply_loopback_environment()
 os.environ['ROS_DOMAIN_ID'] = _test_domain()
+
+
+@pytest.fixture(scope='session', autouse=True)
+def _temporary_files_under_pytest_basetemp(tmp_path_factory):
+    """
+    Make the temporary folders of this session (node logs and parameter files) pytest's.
+
+    ``start_node`` and the tests put each node's log in a new temporary folder; under
+    pytest's base folder those are kept for the last three sessions and then removed,
+    instead of piling up in /tmp.
+    """
+    folder = str(tmp_path_factory.mktemp('tmp'))
+    previous = tempfile.tempdir
+    tempfile.tempdir = folder
+    yield folder
+    tempfile.tempdir = previous
