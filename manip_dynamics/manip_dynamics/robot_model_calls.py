@@ -443,12 +443,22 @@ def inverse_dynamics(model, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *,
     try:
         if (q.dtype is _FLOAT64 and qd.dtype is _FLOAT64 and qdd.dtype is _FLOAT64
                 and q.shape == shape and qd.shape == shape and qdd.shape == shape
-                and not (include_friction or include_armature
-                         or _wrenches_given(external_wrenches))):
+                and not _wrenches_given(external_wrenches)):
             res = np.empty(shape) if out is None else model._out(out, shape)
             if _K.dynamics(_ID, model._ints, model._flat, False, model._base_acc, q, qd, qdd,
                            _NO_FEXT, res):
                 model._fast_error(_STATE_ARGS[3], q, qd, qdd)
+            if include_friction or include_armature:
+                # the same sums as below, on the (n,) arrays
+                with np.errstate(over='ignore', invalid='ignore'):
+                    if include_friction:
+                        res += _friction(qd, model._damping, model._coulomb,
+                                         model._friction_velocity)
+                    if include_armature:
+                        res += model._armature * qdd
+                if not np.isfinite(res).all():
+                    model._raise_code(4, _STATE_ARGS[3], [q.reshape(1, -1), qd.reshape(1, -1),
+                                                          qdd.reshape(1, -1)])
             return res
     except (AttributeError, TypeError):
         pass  # not float64 arrays: converted and checked below
@@ -615,6 +625,12 @@ def friction_torques(model, qd: ArrayLike) -> FloatArray:
     :param qd: Joint velocities, shape (n,) or (N, n).
     :return: ``b qd + f_c tanh(qd / friction_velocity)`` [N m or N], shape of ``qd``.
     """
+    if type(qd) is _NDARRAY and qd.dtype is _FLOAT64 and qd.shape == model._shape:
+        # the fast path of one finite (n,) state; anything else is checked below
+        if np.isfinite(qd).all():
+            out = _friction(qd, model._damping, model._coulomb, model._friction_velocity)
+            if np.isfinite(out).all():
+                return out
     (qd2,), single = model._states(('qd',), qd)
     if not np.all(np.isfinite(qd2)):
         model._raise_code(1 + 2 * int(np.argmax(~np.all(np.isfinite(qd2), axis=1))),

@@ -248,7 +248,7 @@ class TrajectoryController:
         qd = np.asarray(qd, dtype=np.float64)
         if q.shape != (n,) or qd.shape != (n,):
             raise InputError('q and qd must have shape (%d,)' % n)
-        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
+        if not (np.isfinite(q).all() and np.isfinite(qd).all()):
             raise InputError('q and qd must be finite')
         return q, qd
 
@@ -401,7 +401,7 @@ class TrajectoryController:
             self.hold(q)
             q_d, qd_d, qdd_d, e = q, zero, zero, zero
             event = 'tracking_error'
-        if np.any(self.ki > 0.0):
+        if (self.ki > 0.0).any():
             self._integral = np.clip(self._integral + e * dt, -self.integral_limit,
                                      self.integral_limit)
         tau = self._law(q, qd, q_d, qd_d, qdd_d, e, qd_d - qd)
@@ -409,10 +409,10 @@ class TrajectoryController:
 
     def _finish(self, tau: FloatArray, state: str, e: FloatArray, event: str,
                 message: str = '') -> Command:
-        if not np.all(np.isfinite(tau)):
+        if not np.isfinite(tau).all():
             raise InputError('non-finite efforts %s: nothing to send' % tau)
         clipped = np.clip(tau, -self.limits, self.limits)
-        return Command(clipped, state, e, event, bool(np.any(clipped != tau)), message)
+        return Command(clipped, state, e, event, bool((clipped != tau).any()), message)
 
     def _law(self, q, qd, q_d, qd_d, qdd_d, e, ed) -> FloatArray:
         raise NotImplementedError

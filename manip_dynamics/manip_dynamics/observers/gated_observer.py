@@ -96,7 +96,7 @@ class GatedObserver:
         if verdict.confirmed:
             self.observer.reset()
         r = self.observer.update(t, q, qd, tau)
-        self.saturated = bool(np.any(np.abs(r) > self._bound))
+        self.saturated = bool((np.abs(r) > self._bound).any())
         if self.saturated:
             r = np.clip(r, -self._bound, self._bound)
         return r

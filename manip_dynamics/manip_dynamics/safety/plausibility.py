@@ -270,8 +270,8 @@ class JointStateGate:
         :param q: Joint positions, model order, shape (n,).
         :param qd: Joint velocities, shape (n,), or None when not measured.
         """
-        values = q if qd is None else np.concatenate([q, qd])
-        if not np.all(np.isfinite(values)):
+        if not (np.isfinite(q).all() and (qd is None or np.isfinite(qd).all())):
+            values = q if qd is None else np.concatenate([q, qd])
             i = int(np.argmax(~np.isfinite(values))) % len(self._names)
             return 'non-finite', 'joint %r has a non-finite position or velocity: ' \
                 'rejected as a glitch' % self._names[i]
@@ -319,7 +319,7 @@ class JointStateGate:
         change = np.abs(b.qd - a.qd)
         span = dt + tau
         bound = self.max_acceleration   # the floor; per joint once a step goes beyond it
-        if np.any(change > bound * span + VELOCITY_TOLERANCE):
+        if (change > bound * span + VELOCITY_TOLERANCE).any():
             # beyond the floor: what the arm's own dynamics allow on the way from a
             bound = self.acceleration_bound(a, b, span)
             jump = change - (bound * span + VELOCITY_TOLERANCE)
@@ -340,7 +340,7 @@ class JointStateGate:
         noise = POSITION_TOLERANCE + VELOCITY_TOLERANCE * span
         # mean T for any T in the stamps' uncertainty lies within the bounds (the common
         # sample, a few operations)
-        if np.all(np.abs(dq - mean * dt) <= noise + np.abs(mean) * min(dt - first, tau)):
+        if (np.abs(dq - mean * dt) <= noise + np.abs(mean) * min(dt - first, tau)).all():
             return ''
         dqd = np.maximum(change - VELOCITY_TOLERANCE, 0.0)
         times = np.empty((3, len(dq)))   # rows: T = dt - tau, dqd / a_max, dt + tau
@@ -501,8 +501,8 @@ class JointStateGate:
             return self._accept(now, sample)
         same = np.array_equal(q, good.q) and (qd is None or good.qd is None
                                               or np.array_equal(qd, good.qd))
-        if same and (sample.t == good.t or (qd is not None and np.any(
-                np.abs(qd) > VELOCITY_TOLERANCE))):
+        if same and (sample.t == good.t or (qd is not None and (
+                np.abs(qd) > VELOCITY_TOLERANCE).any())):
             # the same sample again (its stamp, or a moving state: at rest equal is normal)
             self.duplicates += 1
             self.last_good_time = now

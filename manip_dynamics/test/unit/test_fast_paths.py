@@ -242,3 +242,37 @@ def test_simulator_torque_checks_name_the_joint(arm):
     assert sim.t == 0.0
     with pytest.raises(InputError, match='shape'):
         sim.step(np.zeros(arm.dof + 1))
+
+
+def test_single_state_friction_and_armature_equal_the_batched_path(arm):
+    # the (n,) fast path adds friction and rotor inertia itself: the same numbers as a
+    # batch of one row (the general path), and the same error for a sum that overflows
+    names = arm.joint_names
+    model = arm.with_joint_dynamics(damping={j: 0.3 + 0.1 * k for k, j in enumerate(names)},
+                                    friction=dict.fromkeys(names, 0.5),
+                                    armature={j: 0.02 * (k + 1) for k, j in enumerate(names)})
+    rng = np.random.default_rng(7)
+    q, qd, qdd = (rng.uniform(-1.0, 1.0, model.dof) for _ in range(3))
+    for friction in (False, True):
+        for armature in (False, True):
+            single = model.inverse_dynamics(q, qd, qdd, include_friction=friction,
+                                            include_armature=armature)
+            batch = model.inverse_dynamics(q[None], qd[None], qdd[None],
+                                           include_friction=friction,
+                                           include_armature=armature)
+            np.testing.assert_array_equal(single, batch[0])
+    rigid = model.inverse_dynamics(q, qd, qdd)
+    np.testing.assert_allclose(
+        model.inverse_dynamics(q, qd, qdd, include_friction=True, include_armature=True),
+        rigid + model.damping * qd + model.coulomb_friction * np.tanh(
+            qd / model.friction_velocity) + model.armature * qdd, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(model.friction_torques(qd),
+                                  model.friction_torques(qd[None])[0])
+    huge = np.full(model.dof, 1e308)
+    zero = np.zeros(model.dof)
+    errors = []
+    for args in ((q, zero, huge), (q[None], zero[None], huge[None])):
+        with pytest.raises(InputError) as caught:
+            model.inverse_dynamics(*args, include_armature=True)
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1]
