@@ -114,6 +114,7 @@ def wait_simulated(watch: Watch, seconds: float) -> None:
     the wall clock (0.4 of it at times on Kilted's CI run), so a plan is waited for on the
     arm's own clock, not on the wall clock.
     """
+    wait_until(lambda: watch.states, STARTUP_TIMEOUT, 'no joint states reached the test')
     start = watch.last()[0]
     wait_until(lambda: watch.last()[0] >= start + seconds, 20.0 + 10.0 * seconds,
                'simulated time did not advance by %g s' % seconds)
