@@ -7,9 +7,10 @@
 # The Python package is built with --symlink-install, so edits to its sources are seen without
 # a rebuild. When no source file of either package changed since the last successful build,
 # colcon is not run at all (MD_FORCE_BUILD=1 forces it).
-# Then the numba kernels are compiled into their disk cache (manip_dynamics.precompile;
-# under a second when the cache is already warm; MD_SKIP_PRECOMPILE=1 skips it), so the
-# first start of a node or of manip-dynamics does not compile.
+# The numba kernels are compiled into their disk cache (manip_dynamics.precompile; beside
+# colcon when it runs, then checked; under a second when the cache is already warm;
+# MD_SKIP_PRECOMPILE=1 skips it), so the first start of a node or of manip-dynamics does
+# not compile.
 set -euo pipefail
 # shellcheck source=scripts/env.sh
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh" || exit 1
@@ -68,6 +69,24 @@ for dir in "${MD_BUILD_BASE}" "${MD_INSTALL_BASE}" "${MD_LOG_BASE}"; do
 done
 rm -f "${stamp_file}"
 cd "${MD_ROOT}"
+# The kernels compile from the source folder while colcon builds the interfaces: the built
+# package's folder is a symlink to it (--symlink-install), so numba's cache beside the
+# sources is the one the built package finds (precompile_kernels below then finds it warm
+# in about a second). make gets -j<cores> without colcon's default load limit -l<cores>: the
+# precompile beside it keeps the load average above the limit, and make would then hold its
+# jobs back (a fresh clone's build took 106 s that way instead of 72).
+precompile_log=
+if [[ -z "${MD_SKIP_PRECOMPILE:-}" ]]; then
+  precompile_log=$(mktemp -t manip_dynamics_precompile.XXXXXX)
+  (cd / && PYTHONPATH="${MD_ROOT}/manip_dynamics${PYTHONPATH:+:${PYTHONPATH}}" \
+     python -m manip_dynamics.precompile) > "${precompile_log}" 2>&1 &
+  precompile_pid=$!
+  # (errexit applies inside a trap: a kill of a finished process must not fail the build)
+  trap 'kill "${precompile_pid}" 2>/dev/null || true; rm -f "${precompile_log}"' EXIT
+  if [[ -z "${MAKEFLAGS:-}" ]]; then
+    export MAKEFLAGS="-j$(nproc 2>/dev/null || echo 2)"
+  fi
+fi
 colcon --log-base "${MD_LOG_BASE}" build \
   --base-paths "${packages[@]}" \
   --build-base "${MD_BUILD_BASE}" \
@@ -77,4 +96,10 @@ colcon --log-base "${MD_LOG_BASE}" build \
   --cmake-args -DBUILD_TESTING=OFF -DPython3_EXECUTABLE="${MD_VENV}/bin/python" \
   "$@"
 echo "${hash}" > "${stamp_file}"
+if [[ -n "${precompile_log}" ]]; then
+  wait "${precompile_pid}" || true
+  sed 's/^/build: /' "${precompile_log}"
+  trap - EXIT
+  rm -f "${precompile_log}"
+fi
 precompile_kernels
