@@ -250,9 +250,9 @@ def test_plan_through_filter_and_jtc_holds_moves_stops_on_push_and_continues():
     # hold: the filter's gravity torques keep the pose; JTC's PD alone sags towards g/p
     sag_reference = np.abs(model.gravity_torques(q0)) / gains.p
     assert with_ff['sag'].max() <= 1e-3, with_ff['sag']
-    worst = int(np.argmax(sag_reference))
-    assert without['sag'][worst] > 0.2 * sag_reference[worst], (
-        without['sag'], sag_reference)
+    # (without the filter's gravity torques the arm swings: sampled at one instant, the
+    # joint with the largest g/p need not be the farthest one then, so the largest of both)
+    assert without['sag'].max() > 0.2 * sag_reference.max(), (without['sag'], sag_reference)
     # the same plan: the feed-forward cuts the tracking error to a fifth and less
     assert with_ff['rms'] <= without['rms'] / 5.0, (with_ff['rms'], without['rms'])
     # at rest a PD loop (no integral: JTC's i gains are 0 here, as the launch writes them)
