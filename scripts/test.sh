@@ -39,12 +39,9 @@ fi
 # With arguments (make test PYTEST_ARGS='-k story', make lint), one pass with those arguments.
 workers=${MD_TEST_WORKERS:-$(nproc 2>/dev/null || echo 1)}
 (( workers > 4 )) && workers=4
+# (called as `run_pytest ... || rc=$?`: a failing pass does not end the script)
 run_pytest() {
-  set +e
   python -m pytest test -ra -p no:cacheprovider "${plugins[@]}" "$@"
-  local rc=$?
-  set -e
-  return "${rc}"
 }
 if [[ $# -gt 0 || ${workers} -lt 2 ]] || ! python -c 'import xdist' 2>/dev/null; then
   rc=0

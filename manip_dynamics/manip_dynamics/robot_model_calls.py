@@ -449,16 +449,7 @@ def inverse_dynamics(model, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *,
                            _NO_FEXT, res):
                 model._fast_error(_STATE_ARGS[3], q, qd, qdd)
             if include_friction or include_armature:
-                # the same sums as below, on the (n,) arrays
-                with np.errstate(over='ignore', invalid='ignore'):
-                    if include_friction:
-                        res += _friction(qd, model._damping, model._coulomb,
-                                         model._friction_velocity)
-                    if include_armature:
-                        res += model._armature * qdd
-                if not np.isfinite(res).all():
-                    model._raise_code(4, _STATE_ARGS[3], [q.reshape(1, -1), qd.reshape(1, -1),
-                                                          qdd.reshape(1, -1)])
+                _add_joint_terms(model, res, q, qd, qdd, include_friction, include_armature)
             return res
     except (AttributeError, TypeError):
         pass  # not float64 arrays: converted and checked below
@@ -470,17 +461,30 @@ def inverse_dynamics(model, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *,
                       res.reshape(-1), model._n, model._fext_rows(fext))
     if code:
         model._raise_code(code, _STATE_ARGS[3], [q2, qd2, qdd2])
+    if include_friction or include_armature:
+        _add_joint_terms(model, res, q2, qd2, qdd2, include_friction, include_armature)
+    return res
+
+
+def _add_joint_terms(model, res: FloatArray, q: FloatArray, qd: FloatArray, qdd: FloatArray,
+                     include_friction: bool, include_armature: bool) -> None:
+    """
+    Add friction at ``qd`` and ``armature * qdd`` to the rigid-body torques ``res`` in place.
+
+    ``q``, ``qd``, ``qdd``: the finite states of ``res``, (n,) or (N, n). Raises the
+    InputError of an overflowing sum (every input finite, the sum not), naming its state.
+    """
     with np.errstate(over='ignore', invalid='ignore'):  # an overflow is checked below
         if include_friction:
-            res += (_friction(qd2, model._damping, model._coulomb, model._friction_velocity)
+            res += (_friction(qd, model._damping, model._coulomb, model._friction_velocity)
                     .reshape(res.shape))
         if include_armature:
-            res += (model._armature * qdd2).reshape(res.shape)
-    if (include_friction or include_armature) and not np.all(np.isfinite(res)):
-        # every input finite (checked above), the sum not: an overflow
-        k = int(np.argmax(~np.all(np.isfinite(res.reshape(-1, model._n)), axis=1)))
-        model._raise_code(1 + 4 * k + 3, _STATE_ARGS[3], [q2, qd2, qdd2])
-    return res
+            res += (model._armature * qdd).reshape(res.shape)
+    if not np.isfinite(res).all():
+        n = model._n
+        k = int(np.argmax(~np.all(np.isfinite(res.reshape(-1, n)), axis=1)))
+        model._raise_code(1 + 4 * k + 3, _STATE_ARGS[3],
+                          [q.reshape(-1, n), qd.reshape(-1, n), qdd.reshape(-1, n)])
 
 
 def _bias(model, q: ArrayLike, qd: ArrayLike | None, base_acc: FloatArray,

@@ -34,8 +34,8 @@ if PACKAGE_ROOT not in sys.path:
 # ROS_LOCALHOST_ONLY) and a domain of our own, so tests neither send packets out of the
 # machine nor see other ROS graphs. Set before any test module imports rclpy.
 # MANIP_DYNAMICS_TEST_DOMAIN_ID overrides the domain, e.g. to run two test sessions side by
-# side. Under pytest-xdist (scripts/test.sh runs the tests that are not `realtime` in two
-# workers) each worker takes the next domain of its own, so two workers' nodes of the same
+# side. Under pytest-xdist (scripts/test.sh runs the tests that are not `realtime` in one
+# worker per core) each worker takes the next domain of its own, so two workers' nodes of the same
 # name never meet.
 from manip_dynamics.ros.runtime.discovery import apply_loopback_environment  # noqa: E402
 
