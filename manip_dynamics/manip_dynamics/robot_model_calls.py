@@ -39,6 +39,7 @@ from manip_dynamics.batching import PARALLEL_MIN_STATES, run_batched
 from manip_dynamics.errors import InputError
 from manip_dynamics.inputs import float_array
 from manip_dynamics.model.rigid_body_tree import combine_inertias, singular_mass_matrix_message
+from manip_dynamics.small_arrays import all_finite
 from manip_dynamics.spatial import inertia_from_urdf, inertia_problem
 
 FloatArray = NDArray[np.float64]
@@ -161,8 +162,8 @@ def to_model_order(model, names: Sequence[str], values: ArrayLike, *,
                 model._order_cache.clear()
             model._order_cache[(names, allow_extra)] = perm
         out = vals[perm]
-    bad = ~np.isfinite(out)
-    if np.any(bad):
+    if not all_finite(out):
+        bad = ~np.isfinite(out)
         raise InputError('%s of joint %r is %s' % (
             what, model._joint_names[int(np.argmax(bad))], float(out[np.argmax(bad)])))
     return out
@@ -480,7 +481,7 @@ def _add_joint_terms(model, res: FloatArray, q: FloatArray, qd: FloatArray, qdd:
                     .reshape(res.shape))
         if include_armature:
             res += (model._armature * qdd).reshape(res.shape)
-    if not np.isfinite(res).all():
+    if not all_finite(res):
         n = model._n
         k = int(np.argmax(~np.all(np.isfinite(res.reshape(-1, n)), axis=1)))
         model._raise_code(1 + 4 * k + 3, _STATE_ARGS[3],
@@ -631,9 +632,9 @@ def friction_torques(model, qd: ArrayLike) -> FloatArray:
     """
     if type(qd) is _NDARRAY and qd.dtype is _FLOAT64 and qd.shape == model._shape:
         # the fast path of one finite (n,) state; anything else is checked below
-        if np.isfinite(qd).all():
+        if all_finite(qd):
             out = _friction(qd, model._damping, model._coulomb, model._friction_velocity)
-            if np.isfinite(out).all():
+            if all_finite(out):
                 return out
     (qd2,), single = model._states(('qd',), qd)
     if not np.all(np.isfinite(qd2)):

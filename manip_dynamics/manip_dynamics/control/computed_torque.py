@@ -56,6 +56,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from manip_dynamics.errors import InputError
+from manip_dynamics.small_arrays import all_finite, any_true
 
 FloatArray = NDArray[np.float64]
 
@@ -248,7 +249,7 @@ class TrajectoryController:
         qd = np.asarray(qd, dtype=np.float64)
         if q.shape != (n,) or qd.shape != (n,):
             raise InputError('q and qd must have shape (%d,)' % n)
-        if not (np.isfinite(q).all() and np.isfinite(qd).all()):
+        if not (all_finite(q) and all_finite(qd)):
             raise InputError('q and qd must be finite')
         return q, qd
 
@@ -401,7 +402,7 @@ class TrajectoryController:
             self.hold(q)
             q_d, qd_d, qdd_d, e = q, zero, zero, zero
             event = 'tracking_error'
-        if (self.ki > 0.0).any():
+        if any_true(self.ki > 0.0):
             self._integral = np.clip(self._integral + e * dt, -self.integral_limit,
                                      self.integral_limit)
         tau = self._law(q, qd, q_d, qd_d, qdd_d, e, qd_d - qd)
@@ -409,10 +410,10 @@ class TrajectoryController:
 
     def _finish(self, tau: FloatArray, state: str, e: FloatArray, event: str,
                 message: str = '') -> Command:
-        if not np.isfinite(tau).all():
+        if not all_finite(tau):
             raise InputError('non-finite efforts %s: nothing to send' % tau)
         clipped = np.clip(tau, -self.limits, self.limits)
-        return Command(clipped, state, e, event, bool((clipped != tau).any()), message)
+        return Command(clipped, state, e, event, any_true(clipped != tau), message)
 
     def _law(self, q, qd, q_d, qd_d, qdd_d, e, ed) -> FloatArray:
         raise NotImplementedError

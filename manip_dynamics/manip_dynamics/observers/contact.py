@@ -37,6 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from manip_dynamics.errors import InputError
+from manip_dynamics.small_arrays import all_finite, any_true
 
 FloatArray = NDArray[np.float64]
 
@@ -110,14 +111,14 @@ class ContactDetector:
         :raises InputError: Wrong shape or NaN/inf (the flags are then unchanged).
         """
         r = np.asarray(residual, dtype=np.float64).reshape(-1)
-        if r.shape != self._on.shape or not np.all(np.isfinite(r)):
+        if r.shape != self._on.shape or not all_finite(r):
             raise InputError('residual must be %d finite values, got %s' % (
                 self._on.size, r.tolist()))
         size = np.abs(r)
         self._flags = np.where(self._flags, size >= self._off, size > self._on)
         ratios = size / self._on
         return ContactState(self._flags.copy(), ratios, int(np.argmax(ratios)),
-                            bool(np.any(self._flags)))
+                            any_true(self._flags))
 
 
 def estimate_wrench(jacobian: ArrayLike, residual: ArrayLike,

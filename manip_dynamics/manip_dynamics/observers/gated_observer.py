@@ -37,6 +37,7 @@ from numpy.typing import NDArray
 
 from manip_dynamics.observers.momentum_observer import MomentumObserver
 from manip_dynamics.safety.plausibility import JointStateGate
+from manip_dynamics.small_arrays import any_true
 
 FloatArray = NDArray[np.float64]
 
@@ -96,7 +97,7 @@ class GatedObserver:
         if verdict.confirmed:
             self.observer.reset()
         r = self.observer.update(t, q, qd, tau)
-        self.saturated = bool((np.abs(r) > self._bound).any())
+        self.saturated = any_true(np.abs(r) > self._bound)
         if self.saturated:
             r = np.clip(r, -self._bound, self._bound)
         return r

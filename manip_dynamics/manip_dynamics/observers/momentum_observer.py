@@ -58,6 +58,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from manip_dynamics.errors import InputError
+from manip_dynamics.small_arrays import all_finite
 
 FloatArray = NDArray[np.float64]
 
@@ -163,7 +164,7 @@ class MomentumObserver:
 
     def _vector(self, value: ArrayLike, what: str) -> FloatArray:
         if (type(value) is np.ndarray and value.dtype == np.float64
-                and value.shape == (self._n,) and np.isfinite(value).all()):
+                and value.shape == (self._n,) and all_finite(value)):
             return value  # already checked (the fast path of a node's 1 kHz loop)
         return self._model.to_model_order((), value, what=what)
 
@@ -221,7 +222,7 @@ class MomentumObserver:
             raise InputError('sample time %.9f s is not after the previous sample (%.9f s)'
                              % (t, self._t))
         p = self.momentum(q, qd)
-        if not np.isfinite(p).all():
+        if not all_finite(p):
             raise InputError('the momentum M(q) qd is not finite (floating-point overflow): '
                              'velocity of joint %r is %r, too large for the dynamics' % (
                                  self._model.joint_names[int(np.argmax(np.abs(qd)))],
@@ -238,7 +239,7 @@ class MomentumObserver:
         k = self._k
         with np.errstate(over='ignore', invalid='ignore'):  # checked on the next line
             r = k * (p - self._p0 - self._z - dt * beta) / (1.0 + dt * k)
-        if not (np.isfinite(r).all() and np.isfinite(beta).all()):
+        if not (all_finite(r) and all_finite(beta)):
             # an overflow in the sums: the history is lost, start again at the next sample
             self.reset()
             raise InputError('the residual is not finite (floating-point overflow) at t = '

@@ -76,6 +76,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from manip_dynamics.safety.ranges import check_range, Range
+from manip_dynamics.small_arrays import all_finite, all_true, any_true, same_values
 
 FloatArray = NDArray[np.float64]
 
@@ -270,21 +271,21 @@ class JointStateGate:
         :param q: Joint positions, model order, shape (n,).
         :param qd: Joint velocities, shape (n,), or None when not measured.
         """
-        if not (np.isfinite(q).all() and (qd is None or np.isfinite(qd).all())):
+        if not (all_finite(q) and (qd is None or all_finite(qd))):
             values = q if qd is None else np.concatenate([q, qd])
             i = int(np.argmax(~np.isfinite(values))) % len(self._names)
             return 'non-finite', 'joint %r has a non-finite position or velocity: ' \
                 'rejected as a glitch' % self._names[i]
         if qd is not None:
             over = np.abs(qd) > self._vmax
-            if over.any():
+            if any_true(over):
                 i = int(np.argmax(over))
                 return 'velocity', 'joint %r velocity %.6g exceeds %g (no real motion is ' \
                     'that fast: %g x its velocity limit, at least %g): rejected as a ' \
                     'glitch' % (self._names[i], qd[i], self._vmax[i], self.velocity_factor,
                                 MAX_VELOCITY)
         out = (q < self._lo) | (q > self._hi)
-        if out.any():
+        if any_true(out):
             i = int(np.argmax(out))
             return 'position', 'joint %r position %.6g is outside [%.6g, %.6g] (its limits ' \
                 'with a margin of %g): rejected as a glitch' % (
@@ -319,7 +320,7 @@ class JointStateGate:
         change = np.abs(b.qd - a.qd)
         span = dt + tau
         bound = self.max_acceleration   # the floor; per joint once a step goes beyond it
-        if (change > bound * span + VELOCITY_TOLERANCE).any():
+        if any_true(change > bound * span + VELOCITY_TOLERANCE):
             # beyond the floor: what the arm's own dynamics allow on the way from a
             bound = self.acceleration_bound(a, b, span)
             jump = change - (bound * span + VELOCITY_TOLERANCE)
@@ -340,7 +341,7 @@ class JointStateGate:
         noise = POSITION_TOLERANCE + VELOCITY_TOLERANCE * span
         # mean T for any T in the stamps' uncertainty lies within the bounds (the common
         # sample, a few operations)
-        if (np.abs(dq - mean * dt) <= noise + np.abs(mean) * min(dt - first, tau)).all():
+        if all_true(np.abs(dq - mean * dt) <= noise + np.abs(mean) * min(dt - first, tau)):
             return ''
         dqd = np.maximum(change - VELOCITY_TOLERANCE, 0.0)
         times = np.empty((3, len(dq)))   # rows: T = dt - tau, dqd / a_max, dt + tau
@@ -420,8 +421,8 @@ class JointStateGate:
         there publishes nothing else); the limit of this: a garbled frame that a driver
         repeats unchanged :data:`CONFIRM_SAMPLES` times at rest is taken for a new pose.
         """
-        if a.qd is not None and b.qd is not None and np.array_equal(a.q, b.q) and \
-                np.array_equal(a.qd, b.qd) and np.any(np.abs(b.qd) > VELOCITY_TOLERANCE):
+        if a.qd is not None and b.qd is not None and same_values(a.q, b.q) and \
+                same_values(a.qd, b.qd) and any_true(np.abs(b.qd) > VELOCITY_TOLERANCE):
             return False
         return not self.inconsistency(a, b)
 
@@ -456,7 +457,7 @@ class JointStateGate:
         if qd is None:
             return ''
         over = np.abs(qd) > self._vlimit
-        if not over.any():
+        if not any_true(over):
             return ''
         self.overspeeds += 1
         i = int(np.argmax(np.abs(qd) / self._vlimit))
@@ -499,10 +500,10 @@ class JointStateGate:
         if good is None:
             self._chain, self._pending = [], []
             return self._accept(now, sample)
-        same = np.array_equal(q, good.q) and (qd is None or good.qd is None
-                                              or np.array_equal(qd, good.qd))
-        if same and (sample.t == good.t or (qd is not None and (
-                np.abs(qd) > VELOCITY_TOLERANCE).any())):
+        same = same_values(q, good.q) and (qd is None or good.qd is None
+                                           or same_values(qd, good.qd))
+        if same and (sample.t == good.t or (qd is not None and any_true(
+                np.abs(qd) > VELOCITY_TOLERANCE))):
             # the same sample again (its stamp, or a moving state: at rest equal is normal)
             self.duplicates += 1
             self.last_good_time = now

@@ -60,12 +60,14 @@ from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.runtime.conversions import (
     array_to_wrench, command_to_model_order, joint_state_arrays, joint_state_message)
 from manip_dynamics.ros.runtime.glitch_parameters import declare_gate_parameters
+from manip_dynamics.ros.runtime.listeners import ListenerCheck
 from manip_dynamics.ros.runtime.node_runtime import (
     GuardedNode, KindThrottle, passes_message_info, run_node)
 from manip_dynamics.ros.runtime.payloads import apply_payload_request, Payloads, reapply_payloads
 from manip_dynamics.ros.runtime.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
     param_strings, report_startup_error, RobotDescriptionSource, STARTUP_ERRORS, StartupError)
+from manip_dynamics.small_arrays import all_finite
 from manip_dynamics_interfaces.msg import Contact
 from manip_dynamics_interfaces.srv import SetPayload
 
@@ -226,6 +228,9 @@ class ExternalTorqueObserverNode(GuardedNode):
         self.contact_pub = self.create_publisher(Contact, '~/contact', 10)
         self.torques_pub = self.create_publisher(JointState, '~/external_torques', 10)
         self.wrench_pub = self.create_publisher(WrenchStamped, '~/external_wrench', 10)
+        # both optional outputs are built only while someone listens
+        self._torques_listened = ListenerCheck(self.torques_pub)
+        self._wrench_listened = ListenerCheck(self.wrench_pub)
         self.source = RobotDescriptionSource(self, urdf, build, on_model=self._prepare)
         # best effort matches reliable and best-effort publishers alike
         self.joint_states_sub = self.create_subscription(
@@ -367,7 +372,7 @@ class ExternalTorqueObserverNode(GuardedNode):
             raise InputError('joint_states %s has %d values for %d joint names' % (
                 what, arr.size, len(self._names)))
         out = arr[self._index]
-        if not np.isfinite(out).all():
+        if not all_finite(out):
             bad = int(np.argmax(~np.isfinite(out)))
             raise InputError('joint_states %s of joint %r is %r' % (
                 what, self._names[self._index[bad]], float(out[bad])))
@@ -437,7 +442,7 @@ class ExternalTorqueObserverNode(GuardedNode):
             state = plan.detector.update(r)
             # the wrench only when someone listens: it is half of the work per message
             wrench = None
-            if self.wrench_pub.get_subscription_count() > 0:
+            if self._wrench_listened():
                 jac = model.jacobian(q, plan.wrench_link)
                 wrench = estimate_wrench(jac, r, self.wrench_damping)
                 if not plan.frame_is_root:
@@ -456,7 +461,8 @@ class ExternalTorqueObserverNode(GuardedNode):
         contact.strongest_normalized_residual = float(state.ratios[state.strongest])
         contact.contact = state.contact
         self.contact_pub.publish(contact)
-        self.torques_pub.publish(joint_state_message(names, r, stamp))
+        if self._torques_listened():
+            self.torques_pub.publish(joint_state_message(names, r, stamp))
         if wrench is None:
             return
         out = WrenchStamped()

@@ -86,6 +86,7 @@ from manip_dynamics.ros.runtime.robot_description import (
     param_strings, report_startup_error, RobotDescriptionSource, STARTUP_ERRORS,
     StartupError)
 from manip_dynamics.simulation import Simulator
+from manip_dynamics.small_arrays import all_finite, any_true
 
 FloatArray = NDArray[np.float64]
 
@@ -460,8 +461,8 @@ class SimulatorNode(GuardedNode):
                     self._commands_topic, values.size, len(names), ', '.join(names)),
                     'array length')
                 return
-            bad = ~np.isfinite(values)
-            if np.any(bad):
+            if not all_finite(values):
+                bad = ~np.isfinite(values)
                 self._reject('%s has NaN/inf for %s' % (
                     self._commands_topic, ', '.join(n for n, b in zip(names, bad) if b)),
                     'array non-finite')
@@ -572,8 +573,10 @@ class SimulatorNode(GuardedNode):
         timeout = self._params['command_timeout']
         stale = (((time.monotonic() - self._command_stamp) > timeout)
                  & ((self._steps - self._command_step) > timeout * self._params['rate']))
+        if not (any_true(stale) or any_true(self._stale_reported)):
+            return self._command.copy()   # every joint's command fresh (the common case)
         commanded = np.isfinite(self._command_stamp)
-        if self._params['command_timeout_action'] == 'brake' and np.any(stale & commanded):
+        if self._params['command_timeout_action'] == 'brake' and any_true(stale & commanded):
             self._protective(stale & commanded)
             return None
         self._report_stale(stale)
@@ -650,7 +653,7 @@ class SimulatorNode(GuardedNode):
         rtf = self._params['real_time_factor']
         start = time.monotonic()
         lockstep = self._params['lockstep'] and not self._braked and \
-            np.isfinite(self._command_stamp).any()
+            any_true(np.isfinite(self._command_stamp))
         if self._lockstep_waits(start):
             return
         if rtf > 0.0 and lockstep:

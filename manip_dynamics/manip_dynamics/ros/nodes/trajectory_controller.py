@@ -77,6 +77,7 @@ from manip_dynamics.ros.runtime.conversions import (
     float64_multi_array, joint_state_arrays, stamp_seconds)
 from manip_dynamics.ros.runtime.glitch_parameters import (
     declare_gate_parameters, declare_stale_action, held_back_or_implausible)
+from manip_dynamics.ros.runtime.listeners import ListenerCheck
 from manip_dynamics.ros.runtime.node_runtime import (
     GuardedNode, KindThrottle, run_node, send_last_zero)
 from manip_dynamics.ros.runtime.robot_description import (
@@ -180,6 +181,7 @@ class TrajectoryControllerNode(GuardedNode):
                                                   COMMANDS_QOS)
         # q_d - q per joint state (position field), stamped with the joint state's stamp
         self.error_pub = self.create_publisher(JointState, '~/tracking_error', 10)
+        self._error_listened = ListenerCheck(self.error_pub)
         group = MutuallyExclusiveCallbackGroup()
         self.source = RobotDescriptionSource(self, urdf, build, on_model=self._prepare,
                                              callback_group=MutuallyExclusiveCallbackGroup())
@@ -402,7 +404,7 @@ class TrajectoryControllerNode(GuardedNode):
         if command.saturated:
             self._throttle.warning('efforts clipped to the effort limits', kind='saturated')
         self.commands_pub.publish(float64_multi_array(command.tau[self._index]))
-        if self.error_pub.get_subscription_count() > 0:
+        if self._error_listened():
             error = JointState(name=list(self._model.joint_names),
                                position=command.error.tolist())
             error.header.stamp = msg.header.stamp
