@@ -218,6 +218,10 @@ class TrajectoryController:
         # Lambda = Kp / Kd of the reference velocity qd_r = qd_d + Lambda e [1/s]
         self._lam = np.where(self.kd > 0.0, self.kp / np.where(self.kd > 0.0, self.kd, 1.0),
                              0.0)
+        # qd_r never beyond the URDF velocity limit (joints with a damping gain and a limit)
+        vmax = np.asarray(model.velocity_limits, dtype=np.float64)
+        self._vmax = np.where((self.kd > 0.0) & np.isfinite(vmax) & (vmax > 0.0), vmax,
+                              np.inf)
         self._traj = None
         self._t0 = 0.0
         self._paused_at: float | None = None   # trajectory time where it stopped
@@ -418,9 +422,35 @@ class TrajectoryController:
     def _law(self, q, qd, q_d, qd_d, qdd_d, e, ed) -> FloatArray:
         raise NotImplementedError
 
+    def reference_velocity(self, qd_d: FloatArray, e: FloatArray) -> FloatArray:
+        """
+        Return the reference velocity ``qd_r = qd_d + Lambda e`` within the velocity limits.
+
+        ``Lambda = Kp / Kd``, so the PD term ``Kd e_dot + Kp e`` is ``Kd (qd_r - qd)``. With
+        ``qd_r`` clamped to the URDF velocity limits (joints with ``Kd > 0`` and a finite
+        limit) a large position error (the arm pushed away at hold, or left behind while
+        the controller was starved) is closed at most at the joint's velocity limit instead
+        of with an acceleration ``Kp e`` that drives the joint past it: measured behind the
+        controller_manager stand-in, cobot7's wrist came back from 1 rad at 3.3 x its limit.
+        Within the limits nothing changes.
+
+        :param qd_d: Desired velocity [rad/s or m/s], model order, shape (n,).
+        :param e: Position error ``q_d - q`` [rad or m], shape (n,).
+        :return: ``qd_r`` [rad/s or m/s], shape (n,).
+        """
+        qd_r = qd_d + self._lam * e
+        if any_true(np.abs(qd_r) > self._vmax):
+            qd_r = np.clip(qd_r, -self._vmax, self._vmax)
+        return qd_r
+
+    def _feedback(self, qd: FloatArray, qd_d: FloatArray, e: FloatArray) -> FloatArray:
+        """Return the PD term ``Kd e_dot + Kp e`` as ``Kd (qd_r - qd)`` (``Kp e`` where Kd = 0)."""
+        return np.where(self.kd > 0.0, self.kd * (self.reference_velocity(qd_d, e) - qd),
+                        self.kp * e)
+
     def friction(self, qd_d: FloatArray, e: FloatArray) -> FloatArray:
         """
-        Return the friction compensation at the reference velocity ``qd_d + Lambda e``.
+        Return the friction compensation at the reference velocity (:meth:`reference_velocity`).
 
         :param qd_d: Desired velocity [rad/s or m/s], model order, shape (n,).
         :param e: Position error ``q_d - q`` [rad or m], shape (n,).
@@ -428,14 +458,14 @@ class TrajectoryController:
         """
         if not self.include_friction:
             return np.zeros(self.model.dof)
-        return self.model.friction_torques(qd_d + self._lam * e)
+        return self.model.friction_torques(self.reference_velocity(qd_d, e))
 
 
 class ComputedTorqueController(TrajectoryController):
     """``tau = M (qdd_d + Kd e_dot + Kp e + Ki int e) + C qd + g + F(qd_r)`` (Craig ch. 10)."""
 
     def _law(self, q, qd, q_d, qd_d, qdd_d, e, ed) -> FloatArray:
-        v = qdd_d + self.kd * ed + self.kp * e + self.ki * self._integral
+        v = qdd_d + self._feedback(qd, qd_d, e) + self.ki * self._integral
         tau = self.model.inverse_dynamics(q, qd, v, include_armature=True)
         # at the reference velocity, not the measured one (module docstring)
         return tau + self.friction(qd_d, e)
@@ -447,5 +477,5 @@ class JointImpedanceController(TrajectoryController):
     def _law(self, q, qd, q_d, qd_d, qdd_d, e, ed) -> FloatArray:
         feed = (self.model.inverse_dynamics(q_d, qd_d, qdd_d, include_armature=True)
                 - self.model.gravity_torques(q_d))
-        return (self.model.gravity_torques(q) + self.kp * e + self.kd * ed
+        return (self.model.gravity_torques(q) + self._feedback(qd, qd_d, e)
                 + self.ki * self._integral + feed + self.friction(qd_d, e))

@@ -223,3 +223,25 @@ def test_bad_gains_and_states_are_named(model):
         ctl.update(0.0, READY * np.nan, np.zeros(7))
     with pytest.raises(InputError, match='times'):
         TimedPoints([0.0, 0.0], [READY, READY])
+
+
+@pytest.mark.parametrize('law', [ComputedTorqueController, JointImpedanceController])
+def test_a_large_error_closes_within_the_velocity_limits(model, law):
+    """
+    Pushed 1 rad away at hold, the wrist comes back no faster than its URDF velocity limit.
+
+    With ``Kd e_dot + Kp e`` unclamped the loop asks for ``Kp / Kd e`` = 10 rad/s here,
+    four times cobot7's wrist limit (behind the controller_manager stand-in a push that
+    arrived while the controller was starved came back at 3.3 x the limit).
+    """
+    gains = (400.0, 40.0) if law is ComputedTorqueController else (200.0, 20.0)
+    ctl = law(model, kp=gains[0], kd=gains[1])
+    ctl.hold(READY)
+    away = READY + np.array([0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.6])
+    dt = 5e-4
+    ts, qs, _, _ = closed_loop(model, ctl, away, 3.0, dt=dt)
+    speed = np.abs(np.diff(qs, axis=0)) / dt
+    limits = np.array(model.velocity_limits)
+    assert np.max(speed / limits) < 1.05, np.max(speed / limits, axis=0)
+    # and it does come back (within what the joints' Coulomb friction leaves at 3 s)
+    assert np.max(np.abs(qs[-1] - READY)) < 5e-3
