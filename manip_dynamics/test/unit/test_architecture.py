@@ -33,7 +33,8 @@ DOC = pathlib.Path(__file__).resolve().parents[3] / 'docs' / 'ARCHITECTURE.md'
 #: The layers, bottom first (docs/ARCHITECTURE.md); a module belongs to the first entry that
 #: is its name or a package above it.
 LAYERS = [
-    ['manip_dynamics', '_numba_cache', 'errors', 'inputs', 'small_arrays', 'batching', 'bundled', 'spatial'],
+    ['manip_dynamics', '_numba_cache', 'errors', 'inputs', 'small_arrays', 'batching', 'bundled',
+     'spatial'],
     ['model', 'model_check'],
     ['algorithms', 'safety'],
     ['simulation', 'identification', 'observers', 'control', 'symbolic', 'planning'],

@@ -36,6 +36,8 @@ class ListenerCheck:
 
     def __init__(self, publisher: Any, period: float = LISTENER_CHECK_PERIOD) -> None:
         """
+        Ask ``publisher`` at the first call, then every ``period`` seconds.
+
         :param publisher: An rclpy publisher (anything with ``get_subscription_count()``).
         :param period: How long an answer is kept [s] (wall clock, monotonic).
         """
