@@ -104,8 +104,9 @@ def quintic_hermite(t: FloatArray, q: FloatArray, qd: FloatArray, qdd: FloatArra
     ``c4 h^4 = -15 dq + 7 dv h - da h^2``, ``c5 h^5 = 6 dq - 3 dv h + da h^2/2`` (the
     three end conditions solved in closed form). The same polynomial as scipy's
     ``BPoly.from_derivatives(..., orders=5)``, built for all intervals and joints at once:
-    scipy builds it interval by interval in Python, about 0.2 s of CPU for a 151-point
-    trajectory of cobot7, which held the GIL while the control loop had to answer.
+    scipy builds it interval by interval in Python (111 ms for 151 points of a 7-joint arm
+    against 0.23 ms here, side by side), which held the GIL while the control loop had to
+    answer.
 
     :param t: Increasing times [s], shape (m,), m >= 2.
     :param q: Positions, (m, n); ``qd`` velocities and ``qdd`` accelerations, (m, n).
@@ -206,8 +207,8 @@ class TimedPoints:
 
         Every spline here is a piecewise polynomial (scipy ``PPoly``: coefficients ``c``
         (k, m - 1, n), highest power first, breakpoints ``x``); value, first and second
-        derivative at ``s = t - x[i]`` are one (3, k) @ (k, n) product, about 5 us instead
-        of three ``PPoly`` calls (about 100 us).
+        derivative at ``s = t - x[i]`` are one (3, k) @ (k, n) product: 29 us against 517 us
+        for three ``PPoly`` calls, side by side on a loaded machine.
         """
         x, c = self._spline.x, self._spline.c
         tc = min(max(t, x[0]), x[-1])
