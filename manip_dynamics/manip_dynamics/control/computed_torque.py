@@ -282,8 +282,8 @@ class TrajectoryController:
                              0.0)
         # qd_r never beyond the URDF velocity limit (joints with a damping gain and a limit)
         vmax = np.asarray(model.velocity_limits, dtype=np.float64)
-        self._vmax = np.where((self.kd > 0.0) & np.isfinite(vmax) & (vmax > 0.0), vmax,
-                              np.inf)
+        self._damped = self.kd > 0.0
+        self._vmax = np.where(self._damped & np.isfinite(vmax) & (vmax > 0.0), vmax, np.inf)
         self._traj = None
         self._t0 = 0.0
         self._paused_at: float | None = None   # trajectory time where it stopped
@@ -471,7 +471,7 @@ class TrajectoryController:
         if any_true(self.ki > 0.0):
             self._integral = np.clip(self._integral + e * dt, -self.integral_limit,
                                      self.integral_limit)
-        tau = self._law(q, qd, q_d, qd_d, qdd_d, e, qd_d - qd)
+        tau = self._law(q, qd, q_d, qd_d, qdd_d, e, self.reference_velocity(qd_d, e))
         return self._finish(tau, self._state, e, event, message)
 
     def _finish(self, tau: FloatArray, state: str, e: FloatArray, event: str,
@@ -481,7 +481,8 @@ class TrajectoryController:
         clipped = np.clip(tau, -self.limits, self.limits)
         return Command(clipped, state, e, event, any_true(clipped != tau), message)
 
-    def _law(self, q, qd, q_d, qd_d, qdd_d, e, ed) -> FloatArray:
+    def _law(self, q, qd, q_d, qd_d, qdd_d, e, qd_r) -> FloatArray:
+        """Return the efforts; ``qd_r`` is :meth:`reference_velocity` at ``(qd_d, e)``."""
         raise NotImplementedError
 
     def reference_velocity(self, qd_d: FloatArray, e: FloatArray) -> FloatArray:
@@ -505,10 +506,9 @@ class TrajectoryController:
             qd_r = np.clip(qd_r, -self._vmax, self._vmax)
         return qd_r
 
-    def _feedback(self, qd: FloatArray, qd_d: FloatArray, e: FloatArray) -> FloatArray:
+    def _feedback(self, qd: FloatArray, qd_r: FloatArray, e: FloatArray) -> FloatArray:
         """Return the PD term ``Kd e_dot + Kp e`` as ``Kd (qd_r - qd)`` (``Kp e`` where Kd = 0)."""
-        return np.where(self.kd > 0.0, self.kd * (self.reference_velocity(qd_d, e) - qd),
-                        self.kp * e)
+        return np.where(self._damped, self.kd * (qd_r - qd), self.kp * e)
 
     def friction(self, qd_d: FloatArray, e: FloatArray) -> FloatArray:
         """
@@ -518,26 +518,30 @@ class TrajectoryController:
         :param e: Position error ``q_d - q`` [rad or m], shape (n,).
         :return: Torques [N m or N], shape (n,); zeros when friction is not compensated.
         """
+        return self._friction_at(self.reference_velocity(qd_d, e))
+
+    def _friction_at(self, qd_r: FloatArray) -> FloatArray:
+        """Return the friction compensation at ``qd_r`` (zeros when not compensated)."""
         if not self.include_friction:
             return np.zeros(self.model.dof)
-        return self.model.friction_torques(self.reference_velocity(qd_d, e))
+        return self.model.friction_torques(qd_r)
 
 
 class ComputedTorqueController(TrajectoryController):
     """``tau = M (qdd_d + Kd e_dot + Kp e + Ki int e) + C qd + g + F(qd_r)`` (Craig ch. 10)."""
 
-    def _law(self, q, qd, q_d, qd_d, qdd_d, e, ed) -> FloatArray:
-        v = qdd_d + self._feedback(qd, qd_d, e) + self.ki * self._integral
+    def _law(self, q, qd, q_d, qd_d, qdd_d, e, qd_r) -> FloatArray:
+        v = qdd_d + self._feedback(qd, qd_r, e) + self.ki * self._integral
         tau = self.model.inverse_dynamics(q, qd, v, include_armature=True)
         # at the reference velocity, not the measured one (module docstring)
-        return tau + self.friction(qd_d, e)
+        return tau + self._friction_at(qd_r)
 
 
 class JointImpedanceController(TrajectoryController):
     """``tau = g(q) + Kp e + Kd e_dot + [ID(q_d, qd_d, qdd_d) - g(q_d)] + friction(qd_r)``."""
 
-    def _law(self, q, qd, q_d, qd_d, qdd_d, e, ed) -> FloatArray:
+    def _law(self, q, qd, q_d, qd_d, qdd_d, e, qd_r) -> FloatArray:
         feed = (self.model.inverse_dynamics(q_d, qd_d, qdd_d, include_armature=True)
                 - self.model.gravity_torques(q_d))
-        return (self.model.gravity_torques(q) + self._feedback(qd, qd_d, e)
-                + self.ki * self._integral + feed + self.friction(qd_d, e))
+        return (self.model.gravity_torques(q) + self._feedback(qd, qd_r, e)
+                + self.ki * self._integral + feed + self._friction_at(qd_r))

@@ -32,7 +32,7 @@ LISTENER_CHECK_PERIOD = 0.25
 
 
 class ListenerCheck:
-    """``check()``: whether ``publisher`` has a subscriber, re-asked every ``period`` s."""
+    """Called: whether ``publisher`` has a subscriber, re-asked every ``period`` s."""
 
     def __init__(self, publisher: Any, period: float = LISTENER_CHECK_PERIOD) -> None:
         """
