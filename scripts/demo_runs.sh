@@ -5,6 +5,8 @@
 #   --busy      a busy loop pinned to core 0 runs during every run (a loaded machine)
 #   --standin   the arm behind the controller_manager stand-in with jitter 0.3 and 2 % of the
 #               cycles skipped, seed = the run's number (issue 28)
+# DEMO_RUNS_ARGS: more arguments of the demo for every run (e.g. "--thread-priority 0": the
+# stand-in and the loop's nodes on the normal scheduler).
 # Each run is `make run DURATION=${DURATION:-25}`, its log and plot copied to out/demo_runs/;
 # the line printed per run is the demo's own `run_demo: story:` line.
 # The exit code is 1 if any run failed or its story line shows trouble
@@ -37,6 +39,7 @@ for k in $(seq 1 "${runs}"); do
   start=$(date +%s)
   demo_args=
   [[ -n "${standin}" ]] && demo_args="--standin --jitter 0.3 --skip 0.02 --seed ${k}"
+  demo_args="${demo_args}${DEMO_RUNS_ARGS:+ ${DEMO_RUNS_ARGS}}"
   if DEMO_ARGS="${demo_args}" make --no-print-directory run DURATION="${DURATION:-25}" \
       > "${out}/run_${k}.log" 2>&1
   then code=0; else code=$?; fi

@@ -64,8 +64,8 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from manip_dynamics.ros.launch_support.launch_helpers import (
-    executable_path, is_true, LaunchArgumentError, missing_executables, missing_message,
-    robot_description, state_publisher_wanted)
+    executable_path, is_true, LaunchArgumentError, loop_priority, missing_executables,
+    missing_message, robot_description, state_publisher_wanted)
 from manip_dynamics.ros.launch_support.launch_nodes import (
     description_node, observer_node, rviz_node, share, stop_launch, trajectory_nodes,
     viewer_node)
@@ -164,6 +164,7 @@ def _nodes(context: LaunchContext) -> list:
     joints = command_joint_names(description)
     follow = {'use_sim_time': False, 'robot_description': description,
               'command_joints': joints}
+    loop = {**follow, **loop_priority(arg('thread_priority'))}
     nodes = [
         description_node(state_publisher, description, False),
         Node(package='controller_manager', executable='ros2_control_node', output='screen',
@@ -193,7 +194,7 @@ def _nodes(context: LaunchContext) -> list:
                 'brakes': flag('brakes'), 'brake_release': 'holding_command',
                 # commands come from the hardware interface only
                 'joint_commands_topic': SIM_JOINT_COMMANDS, 'controller_commands': False,
-                'command_joints': joints}],
+                'command_joints': joints, **loop_priority(arg('thread_priority'))}],
             # only joint_state_broadcaster publishes /joint_states
             remappings=[('/joint_states', SIM_JOINT_STATES)],
             on_exit=_stop('simulator_node')))
@@ -204,16 +205,16 @@ def _nodes(context: LaunchContext) -> list:
             name='gravity_compensation', output='screen', sigterm_timeout='5',
             parameters=[share('config', 'gravity_compensation.yaml'),
                         {'ramp_time': ramp_time, 'timeout': timeout,
-                         'controller_name': EFFORT_CONTROLLER}, follow],
+                         'controller_name': EFFORT_CONTROLLER}, loop],
             on_exit=_stop('gravity_compensation_node')))
     # behind the controller_manager a command acts about 1.5 update cycles after it is sent
     delay = arg('observer_command_delay').strip()
     observer = {'effort_source': arg('observer_effort_source'), 'commands_topic': commands,
                 'command_delay': float(delay) if delay else COMMAND_DELAY_CYCLES / update_rate}
     if trajectory_controller:
-        nodes += trajectory_nodes(timeout, follow, _stop('trajectory_controller'), observer)
+        nodes += trajectory_nodes(timeout, loop, _stop('trajectory_controller'), observer)
     elif gravity_compensation and flag('observer'):
-        nodes.append(observer_node(follow, observer))
+        nodes.append(observer_node(loop, observer))
     if rviz:
         nodes.append(rviz_node(False, _stop('rviz2')))
     if flag('viewer'):
@@ -284,6 +285,11 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('timeout', default_value='0.5',
                               description='Simulator command_timeout and compensation '
                                           'timeout [s] (see sim.launch.py SIM_TIMEOUT)'),
+        DeclareLaunchArgument('thread_priority', default_value='0',
+                              description='SCHED_FIFO priority (1 to 99) of the simulator, '
+                                          'the commanding nodes and the observer, as '
+                                          "controller_manager's thread_priority; needs root "
+                                          'or an rtprio limit; 0: the normal scheduler'),
         DeclareLaunchArgument('simulator_config', default_value=share('config',
                                                                       'simulator.yaml'),
                               description='Parameter file of simulator_node'),

@@ -45,8 +45,8 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from manip_dynamics.ros.launch_support.launch_helpers import (
-    is_true, LaunchArgumentError, missing_executables, missing_message, robot_description,
-    state_publisher_wanted)
+    is_true, LaunchArgumentError, loop_priority, missing_executables, missing_message,
+    robot_description, state_publisher_wanted)
 from manip_dynamics.ros.launch_support.launch_nodes import (
     description_node, rviz_node, share as _share, stop_launch, trajectory_nodes, viewer_node)
 from manip_dynamics.ros.launch_support.ros2_control_setup import command_joint_names
@@ -100,7 +100,8 @@ def _nodes(context: LaunchContext) -> list:
     except ValueError as exc:
         raise LaunchArgumentError('%s: %s' % (urdf or 'robot:=%s' % arg('robot'), exc)) from None
     follow = {'use_sim_time': sim_time, 'robot_description': description}
-    commanding = {**follow, 'command_joints': joints}
+    loop = loop_priority(arg('thread_priority'))
+    commanding = {**follow, 'command_joints': joints, **loop}
     nodes = [
         description_node(state_publisher, description, sim_time),
         # The simulator never follows /clock: it publishes it.
@@ -110,7 +111,7 @@ def _nodes(context: LaunchContext) -> list:
                           'command_joints': joints,
                           'real_time_factor': float(arg('real_time_factor')),
                           'command_timeout': timeout, 'brakes': flag('brakes'),
-                          'lockstep': flag('lockstep')}],
+                          'lockstep': flag('lockstep'), **loop}],
              on_exit=_stop('simulator_node')),
         Node(package=PACKAGE, executable='dynamics_node', name='manip_dynamics',
              output='screen', parameters=[_share('config', 'dynamics_node.yaml'), follow],
@@ -174,6 +175,11 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('timeout', default_value=SIM_TIMEOUT,
                               description='Simulator command_timeout and compensation '
                                           'timeout [s] (see SIM_TIMEOUT)'),
+        DeclareLaunchArgument('thread_priority', default_value='0',
+                              description='SCHED_FIFO priority (1 to 99) of the simulator, '
+                                          'the commanding nodes and the observer, as '
+                                          "controller_manager's thread_priority; needs root "
+                                          'or an rtprio limit; 0: the normal scheduler'),
         DeclareLaunchArgument('simulator_config',
                               default_value=_share('config', 'simulator.yaml'),
                               description='Parameter file of simulator_node'),

@@ -20,7 +20,8 @@ period) and skipped cycles (2 %) in co-simulation with the simulator: a push at 
 pushed halfway, a resume. The physical outcomes are checked as scripts/demo_runs.sh checks
 its runs (``story_failures``: every push flagged, no sample rejected, the arm back at its
 hold pose after the push at hold, no contact flag while nothing pushes, no zero-torque
-sample; not yet the velocity limit and the resume, :data:`NOT_PROMISED`), and the
+sample, no joint above its velocity limit and every resume accepted; the last two only
+where the loop ran at SCHED_FIFO, :data:`NOT_PROMISED`), and the
 stand-in's own count:
 it skipped cycles (the jitter and skips were in force) and every other update read a new
 sample (the stamps the nodes saw are the samples' own).
@@ -43,13 +44,16 @@ pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.realtime]
 
 #: Simulated seconds: the push at hold, then the move with its push and the resume.
 DURATION = 12.0
-#: story_failures that this chain does not promise yet (docs/ROS2_CONTROL.md): with the
-#: computed-torque loop closed over DDS behind a 250 Hz update (one to two updates of delay)
-#: the 15 N push during the move swung the light wrist to 1.07 to 1.28 x its velocity limit
-#: in some runs on a busy machine, and left it farther than start_tolerance from the
-#: trajectory once (the resume refused). The fix is feedback in the real-time loop (issue 29:
-#: JTC with the model as feed-forward), not a looser check here.
+#: story_failures not promised where the loop ran on the normal scheduler (docs/ROS2_CONTROL.md):
+#: with the computed-torque loop closed over DDS behind a 250 Hz update, a busy machine
+#: left trajectory_controller without an answer for 20 to 100 updates now and then, and the
+#: 15 N push during the move swung the light wrist past its velocity limit and left it
+#: farther than start_tolerance from the trajectory (the resume refused). At SCHED_FIFO
+#: (the demo's default behind the stand-in, where the system permits it) every check holds.
 NOT_PROMISED = ('overspeed samples', 'resumed')
+#: The processes of the loop, by their log files' names.
+LOOP_LOGS = ('controller_manager', 'simulator', 'trajectory_controller',
+             'external_torque_observer')
 
 
 def _trouble(log_dir) -> str:
@@ -59,6 +63,15 @@ def _trouble(log_dir) -> str:
         lines += [line[:300] for line in path.read_text().splitlines()
                   if line.startswith(('[WARN]', '[ERROR]', '[FATAL]'))]
     return '\n'.join(lines[:60])
+
+
+def _realtime(log_dir) -> bool:
+    """Whether the stand-in and every node of the loop ran at SCHED_FIFO (their logs say)."""
+    for name in LOOP_LOGS:
+        path = log_dir / ('%s.log' % name)
+        if not path.is_file() or 'threads at SCHED_FIFO priority' not in path.read_text():
+            return False
+    return True
 
 
 def test_story_behind_the_standin_with_jitter_and_skipped_cycles(tmp_path):
@@ -73,8 +86,9 @@ def test_story_behind_the_standin_with_jitter_and_skipped_cycles(tmp_path):
     lines = [line for line in text.splitlines() if line.startswith('run_demo: story:')]
     assert lines, 'no story line:\n' + text[-3000:]
     story = lines[-1]
+    not_promised = () if _realtime(tmp_path / 'demo_logs') else NOT_PROMISED
     failures = [f for f in story_failures(story)
-                if not any(word in f for word in NOT_PROMISED)]
+                if not any(word in f for word in not_promised)]
     assert failures == [], story + '\n' + _trouble(tmp_path / 'demo_logs')
     counts = {k: int(v) for k, v in re.findall(r'(pushes|resumed) (\d+)', story)}
     assert counts['pushes'] >= 2 and counts['resumed'] >= 1, story

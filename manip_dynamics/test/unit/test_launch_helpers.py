@@ -91,3 +91,11 @@ def test_is_true(text, value) -> None:
 def test_is_true_rejects_other_text() -> None:
     with pytest.raises(lh.LaunchArgumentError, match='true or false'):
         lh.is_true('maybe')
+
+
+def test_loop_priority_reads_0_to_99_and_names_the_argument() -> None:
+    assert lh.loop_priority('0') == {'thread_priority': 0}
+    assert lh.loop_priority(' 50 ') == {'thread_priority': 50}
+    for bad in ('-1', '100', '2.5', 'high', ''):
+        with pytest.raises(lh.LaunchArgumentError, match='thread_priority:='):
+            lh.loop_priority(bad)

@@ -73,3 +73,79 @@ def test_warning_and_error_through_a_real_rclpy_logger() -> None:
         assert throttle.warning('a warning', kind='w')
         assert throttle.error('an error', kind='e')
         assert throttle.log('info', 'some info', kind='i')
+
+
+_FIFO_PROBE = '''
+import os, sys, threading
+from manip_dynamics.ros.runtime.node_runtime import apply_thread_priority
+before = threading.Thread(target=lambda: threading.Event().wait(2.0), daemon=True)
+before.start()
+refused = apply_thread_priority(int(sys.argv[1]))
+later = []
+after = threading.Thread(target=lambda: later.append(os.sched_getscheduler(0)))
+after.start()
+after.join()
+print(repr((refused, os.sched_getscheduler(0), os.sched_getscheduler(before.native_id),
+            later[0], os.sched_getparam(0).sched_priority)))
+'''
+
+
+def _probe(priority: int) -> tuple:
+    """Run apply_thread_priority(priority) in a process of its own; return what it saw."""
+    import ast
+    import subprocess
+    import sys
+    run = subprocess.run([sys.executable, '-c', _FIFO_PROBE, str(priority)],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    return ast.literal_eval(run.stdout.strip().splitlines()[-1])
+
+
+def test_thread_priority_moves_every_thread_or_says_why_not() -> None:
+    """SCHED_FIFO for the threads that exist and those started later, or a reason."""
+    import os
+    refused, main, before, later, priority = _probe(7)
+    if refused is None:
+        assert (main, before, later, priority) == (os.SCHED_FIFO,) * 3 + (7,)
+    else:
+        # not permitted here (no root, no rtprio limit): the reason names the remedy and
+        # nothing changed
+        assert 'rtprio' in refused or 'not available' in refused, refused
+        assert (main, before, later) == (os.SCHED_OTHER,) * 3
+    refused, main, before, later, priority = _probe(0)
+    assert refused is None and (main, before, later) == (os.SCHED_OTHER,) * 3
+
+
+class _Node:
+    """The parameter calls of an rclpy node, with overrides as given on the command line."""
+
+    class _Value:
+        def __init__(self, value) -> None:
+            self.value = value
+
+    def __init__(self, **overrides) -> None:
+        self.overrides, self.declared = overrides, {}
+
+    def has_parameter(self, name: str) -> bool:
+        return name in self.declared
+
+    def declare_parameter(self, name: str, default, descriptor) -> None:
+        assert descriptor.read_only
+        self.declared[name] = self.overrides.get(name, default)
+
+    def get_parameter(self, name: str):
+        return self._Value(self.declared[name])
+
+
+def test_thread_priority_parameter_default_and_range() -> None:
+    from manip_dynamics.ros.runtime.node_runtime import thread_priority
+    assert thread_priority(_Node()) == 0
+    assert thread_priority(_Node(), default=50) == 50
+    assert thread_priority(_Node(thread_priority=20), default=50) == 20
+    for bad in (-1, 100, 2.5, True, 'high'):
+        try:
+            thread_priority(_Node(thread_priority=bad))
+        except ValueError as error:
+            assert 'thread_priority' in str(error) and '0 to 99' in str(error)
+        else:
+            raise AssertionError('accepted thread_priority %r' % (bad,))

@@ -150,6 +150,28 @@ def is_true(value: str, name: str = '') -> bool:
     raise LaunchArgumentError('expected true or false, got %r' % value)
 
 
+def loop_priority(value: str) -> dict[str, int]:
+    """
+    Read the ``thread_priority`` launch argument: the parameters of the nodes in the loop.
+
+    The simulator, the commanding nodes and the observer get it (docs/ROS_API.md:
+    SCHED_FIFO, as controller_manager's ``thread_priority``); 0 leaves them on the normal
+    scheduler.
+
+    :param value: The argument text, an integer from 0 to 99.
+    :return: ``{'thread_priority': priority}``.
+    :raises LaunchArgumentError: Not an integer from 0 to 99.
+    """
+    try:
+        priority = int(value.strip())
+    except ValueError:
+        priority = -1
+    if not 0 <= priority <= 99:
+        raise LaunchArgumentError('thread_priority:=%s: expected an integer from 0 to 99 '
+                                  '(SCHED_FIFO priority; 0: the normal scheduler)' % value)
+    return {'thread_priority': priority}
+
+
 def state_publisher_wanted(value: str) -> bool:
     """
     Read the ``robot_state_publisher`` launch argument: true, false or auto.

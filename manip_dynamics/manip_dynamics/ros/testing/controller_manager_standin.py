@@ -93,6 +93,9 @@ from manip_dynamics.ros.runtime.robot_description import (
 NODE_NAME = 'controller_manager_standin'
 #: The controllers the stand-in can run (module docstring).
 CONTROLLERS = ('effort', 'jtc')
+#: The stand-in's ``thread_priority`` when given none: controller_manager's default (its
+#: update loop at SCHED_FIFO 50 where the system permits it, a warning where not).
+STANDIN_THREAD_PRIORITY = 50
 
 
 class JtcLike:
@@ -500,7 +503,7 @@ def main(args: list[str] | None = None) -> int:
     """Run the stand-in until SIGINT/SIGTERM."""
     return run_node(NODE_NAME, ControllerManagerStandin, args, STARTUP_ERRORS,
                     report_startup_error, before_destroy=lambda node: node.shutdown(),
-                    prepare=False)
+                    prepare=False, default_thread_priority=STANDIN_THREAD_PRIORITY)
 
 
 if __name__ == '__main__':
