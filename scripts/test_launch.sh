@@ -4,8 +4,9 @@
 # Usage: scripts/test_launch.sh                 (after build.sh; needs `launch_test`, `ros2`)
 # The launch_testing modules (generate_test_description) run one by one with `launch_test`,
 # which does not go through pytest's plugin loading (Jazzy's launch_testing plugin fails to
-# load under pytest 9: upstream ros2/launch#979); the plain pytest module
-# test_launch_processes.py runs with pytest. With apt-installed Jazzy (pytest 7.4) plain
+# load under pytest 9: upstream ros2/launch#979); the plain pytest modules
+# (test_launch_processes.py, test_story_launch.py: no generate_test_description) run with
+# pytest. With apt-installed Jazzy (pytest 7.4) plain
 # `python -m pytest test/launch` or `colcon test` runs all of them with the plugin.
 # launch, launch_ros and launch_testing are not on PyPI: without them this script says so
 # and exits 0 (nothing to run), as the tests themselves skip with that reason.
@@ -36,13 +37,19 @@ export ROS_DOMAIN_ID=${MANIP_DYNAMICS_TEST_DOMAIN_ID}
 
 cd "${MD_ROOT}/manip_dynamics"
 failed=()
-for test in test/launch/test_*_launch.py; do
+plain=()
+for test in test/launch/test_*.py; do
+  # launch_testing modules have generate_test_description; the others are plain pytest
+  if ! grep -q '^def generate_test_description' "${test}"; then
+    plain+=("${test}")
+    continue
+  fi
   echo "== launch_test ${test}"
   launch_test "${test}" || failed+=("${test}")
 done
-echo "== pytest test/launch/test_launch_processes.py"
-python -m pytest test/launch/test_launch_processes.py -ra -p no:cacheprovider \
-  -p no:launch_testing -p no:launch_pytest -p no:launch_ros || failed+=(test_launch_processes.py)
+echo "== pytest ${plain[*]}"
+python -m pytest "${plain[@]}" -ra -p no:cacheprovider \
+  -p no:launch_testing -p no:launch_pytest -p no:launch_ros || failed+=("${plain[@]}")
 if (( ${#failed[@]} )); then
   echo "test_launch: failed: ${failed[*]}" >&2
   exit 1

@@ -88,8 +88,13 @@ def include_control_launch(missing: str | None, arguments: Mapping[str, str]) ->
     """
     if missing:
         import launch
+        from launch.actions import TimerAction
         import launch_testing.actions
-        return launch.LaunchDescription([launch_testing.actions.ReadyToTest()])
+        # a timer that never fires keeps the empty launch running until the (skipped) tests
+        # have ended: without it launch_test could see the launch end first and fail with
+        # "Processes under test stopped before tests completed"
+        return launch.LaunchDescription([TimerAction(period=3600.0, actions=[]),
+                                         launch_testing.actions.ReadyToTest()])
     return include_launch_file('control.launch.py', arguments)
 
 
