@@ -7,6 +7,7 @@
 #               cycles skipped, seed = the run's number (issue 28)
 # DEMO_RUNS_ARGS: more arguments of the demo for every run (e.g. "--thread-priority 0": the
 # stand-in and the loop's nodes on the normal scheduler).
+# After the runs: every flagged push of every run pooled (latency p50, p95, max).
 # Each run is `make run DURATION=${DURATION:-25}`, its log and plot copied to out/demo_runs/;
 # the line printed per run is the demo's own `run_demo: story:` line.
 # The exit code is 1 if any run failed or its story line shows trouble
@@ -58,5 +59,13 @@ sys.exit(1 if failures else 0)' "${line}")
     failed=$(( failed + 1 ))
   fi
 done
+# every push of every run: the campaign's latency percentiles
+(source scripts/env.sh > /dev/null && python3 -c '
+import sys
+from manip_dynamics.demo.run_demo import latency_summary
+print("demo_runs: " + latency_summary([line for path in sys.argv[1:]
+                                       for line in open(path, errors="replace")
+                                       if line.startswith("run_demo: story:")]))' \
+  $(seq -f "${out}/run_%g.log" 1 "${runs}")) || true
 echo "demo_runs: ${runs} runs, ${failed} failed the checks${busy_pid:+ (busy loop on core 0)}${standin:+ (behind the controller_manager stand-in)}"
 [[ ${failed} -eq 0 ]]

@@ -360,14 +360,15 @@ def story_line(monitor: Monitor, scenario, log_dir: str, stopped: float) -> str:
             trouble += sum(1 for line in log if any(word in line for word in TROUBLE)
                            and logged_before(line, stopped))
     release = sorted(f['release_ms'])
-    return ('pushes %d, flagged %d (latency p50 %s ms, max %s ms; down p50 %s ms, max %s ms '
-            'after the push) | rejected samples %d | '
+    return ('pushes %d, flagged %d (latency p50 %s ms, max %s ms, each %s ms; down p50 %s ms, '
+            'max %s ms after the push) | rejected samples %d | '
             'back within %g mrad of the hold pose %d/%d (worst %s s) | resumed %d/%d | false '
             'contacts %d (largest residual while moving undisturbed %s) | zero-torque samples '
             '%d | overspeed samples %d | trouble log lines %d' % (
                 f['pushes'], f['flagged'],
                 '%.0f' % latency[len(latency) // 2] if latency else '-',
                 '%.0f' % latency[-1] if latency else '-',
+                ' '.join('%.0f' % d for d in f['latency_ms']) or '-',
                 '%.0f' % release[len(release) // 2] if release else '-',
                 '%.0f' % release[-1] if release else '-', rejected,
                 1e3 * HOLD_TOLERANCE, sum(r is not None for r in returns), len(returns),
@@ -407,6 +408,35 @@ def story_failures(line: str) -> list[str]:
         if done != asked:
             failures.append('%s %d/%d' % (what, done, asked))
     return failures
+
+
+def story_latencies(line: str) -> list[float]:
+    """
+    Return each push's detection latency [ms] that a ``run_demo: story:`` line lists.
+
+    :param line: The line (its ``each ... ms`` part; none: []).
+    """
+    found = re.search(r'each ([0-9. ]+) ms', line)
+    return [float(v) for v in found.group(1).split()] if found else []
+
+
+def latency_summary(lines: list[str]) -> str:
+    """
+    Return the pooled detection latency of several story lines: count, p50, p95, max [ms].
+
+    Nearest-rank percentiles over every push of every line (``scripts/demo_runs.sh``
+    prints it after its runs: issue 28 asks p50 and p95 over a campaign).
+
+    :param lines: ``run_demo: story:`` lines.
+    """
+    values = sorted(v for line in lines for v in story_latencies(line))
+    if not values:
+        return 'no push flagged'
+
+    def rank(p: float) -> float:
+        return values[max(0, math.ceil(p * len(values)) - 1)]
+    return '%d pushes flagged: latency p50 %.0f ms, p95 %.0f ms, max %.0f ms' % (
+        len(values), rank(0.5), rank(0.95), values[-1])
 
 
 def write_plot(monitor: Monitor, path: str, title: str, extra=None) -> bool:

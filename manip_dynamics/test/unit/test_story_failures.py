@@ -17,7 +17,7 @@ manip_dynamics.demo.run_demo.story_failures: the checks scripts/demo_runs.sh app
 run of the story (issue 27's, and no joint above its velocity limit).
 """
 
-from manip_dynamics.demo.run_demo import story_failures
+from manip_dynamics.demo.run_demo import latency_summary, story_failures, story_latencies
 
 
 def test_story_function_finds_each_kind_of_trouble():
@@ -32,3 +32,14 @@ def test_story_function_finds_each_kind_of_trouble():
                      ('overspeed samples 0', 'overspeed samples 1')):
         assert len(story_failures(good.replace(old, new))) == 1, new
     assert story_failures('run_demo: stopping') != []
+
+
+def test_latencies_pooled_over_runs_nearest_rank():
+    line = 'pushes 4, flagged 4 (latency p50 16 ms, max 40 ms, each %s ms; down p50 92 ms'
+    lines = [line % ' '.join(str(v) for v in range(k, k + 10)) for k in (1, 11)]
+    assert story_latencies(lines[0]) == [float(v) for v in range(1, 11)]
+    # 1 ... 20 ms: nearest rank p50 = 10th value, p95 = 19th value
+    assert latency_summary(lines) == ('20 pushes flagged: latency p50 10 ms, p95 19 ms, '
+                                      'max 20 ms')
+    assert story_latencies('pushes 0, flagged 0 (latency p50 - ms, max - ms, each - ms;') == []
+    assert latency_summary([]) == 'no push flagged'
