@@ -164,7 +164,8 @@ def _nodes(context: LaunchContext) -> list:
     joints = command_joint_names(description)
     follow = {'use_sim_time': False, 'robot_description': description,
               'command_joints': joints}
-    loop = {**follow, **loop_priority(arg('thread_priority'))}
+    priority = loop_priority(arg('thread_priority'))
+    loop = {**follow, **priority}
     nodes = [
         description_node(state_publisher, description, False),
         Node(package='controller_manager', executable='ros2_control_node', output='screen',
@@ -194,7 +195,7 @@ def _nodes(context: LaunchContext) -> list:
                 'brakes': flag('brakes'), 'brake_release': 'holding_command',
                 # commands come from the hardware interface only
                 'joint_commands_topic': SIM_JOINT_COMMANDS, 'controller_commands': False,
-                'command_joints': joints, **loop_priority(arg('thread_priority'))}],
+                'command_joints': joints, **priority}],
             # only joint_state_broadcaster publishes /joint_states
             remappings=[('/joint_states', SIM_JOINT_STATES)],
             on_exit=_stop('simulator_node')))

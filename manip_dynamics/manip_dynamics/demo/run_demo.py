@@ -50,6 +50,7 @@ from manip_dynamics.demo.scenario import COMMANDS_TOPIC, HOLD_TOLERANCE, story_p
 from manip_dynamics.ros.runtime.conversions import stamp_seconds
 from manip_dynamics.ros.runtime.discovery import loopback_environment
 from manip_dynamics.ros.runtime.node_process import module_path, start_node
+from manip_dynamics.ros.runtime.node_runtime import THREAD_PRIORITIES
 
 NODES = (
     # (module, node name, what is lost without it)
@@ -136,7 +137,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error('--duration must be > 0 seconds, got %r' % args.duration)
     if args.real_time_factor < 0.0:
         parser.error('--real-time-factor must be >= 0')
-    if not 0 <= args.thread_priority <= 99:
+    if args.thread_priority not in THREAD_PRIORITIES:
         parser.error('--thread-priority must be from 0 to 99')
     return args
 

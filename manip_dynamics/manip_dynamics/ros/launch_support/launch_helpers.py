@@ -28,6 +28,7 @@ import os
 from typing import Iterable
 
 from manip_dynamics.bundled import bundled_robots, urdf_path
+from manip_dynamics.ros.runtime.node_runtime import THREAD_PRIORITIES, THREAD_PRIORITY
 
 
 class LaunchArgumentError(ValueError):
@@ -166,10 +167,10 @@ def loop_priority(value: str) -> dict[str, int]:
         priority = int(value.strip())
     except ValueError:
         priority = -1
-    if not 0 <= priority <= 99:
+    if priority not in THREAD_PRIORITIES:
         raise LaunchArgumentError('thread_priority:=%s: expected an integer from 0 to 99 '
                                   '(SCHED_FIFO priority; 0: the normal scheduler)' % value)
-    return {'thread_priority': priority}
+    return {THREAD_PRIORITY: priority}
 
 
 def state_publisher_wanted(value: str) -> bool:

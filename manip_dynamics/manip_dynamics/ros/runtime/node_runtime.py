@@ -68,6 +68,8 @@ EXIT_STUCK = 1
 #: Parameter of every node that :func:`run_node` runs: the SCHED_FIFO priority of the node's
 #: threads, 1 to 99 (0: the normal scheduler), as controller_manager's ``thread_priority``.
 THREAD_PRIORITY = 'thread_priority'
+#: The values it takes: 0, the normal scheduler, or a SCHED_FIFO priority 1 to 99.
+THREAD_PRIORITIES = range(0, 100)
 
 
 class KindThrottle:
@@ -530,7 +532,7 @@ def thread_priority(node: Any, default: int = 0) -> int:
             raise ValueError('parameter %s must be an integer from 0 to 99: %s'
                              % (THREAD_PRIORITY, error)) from None
     value = node.get_parameter(THREAD_PRIORITY).value
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 99:
+    if isinstance(value, bool) or not isinstance(value, int) or value not in THREAD_PRIORITIES:
         raise ValueError('parameter %s must be an integer from 0 to 99 (0: the normal '
                          'scheduler), got %r' % (THREAD_PRIORITY, value))
     return value
