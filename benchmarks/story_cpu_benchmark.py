@@ -20,11 +20,18 @@ clock), trajectory_controller holding the arm (the story's parameters, config/st
 one command per state) and external_torque_observer (the story's parameters), each a
 process as the launch files start them. After a warm-up, the processes' CPU time (user +
 system, from /proc) over a window, as a share of one core, and the rate of /joint_states
-this process received. Once with the nodes on rclpy's SingleThreadedExecutor (their
-default, node_runtime.make_executor) and once with ``MANIP_DYNAMICS_EXECUTOR=events`` (the
-experimental EventsExecutor), one after the other in one run. Usage::
+this process received. Three ways to run the nodes, one after the other in one run and
+repeated in turn (the table gives each one's median over the repeats):
 
-    python benchmarks/story_cpu_benchmark.py [--seconds 20] [--output FILE]
+- ``lanes``: the default (rclpy's SingleThreadedExecutor, the per-sample callbacks on the
+  nodes' callback lanes, runtime/callback_lane.py);
+- ``executor``: every callback on the SingleThreadedExecutor (``MANIP_DYNAMICS_LANES=0``,
+  how the nodes ran before the lanes);
+- ``events``: rclpy's experimental EventsExecutor (``MANIP_DYNAMICS_EXECUTOR=events``).
+
+Usage::
+
+    python benchmarks/story_cpu_benchmark.py [--seconds 20] [--repeats 2] [--output FILE]
 
 With ``--output`` the table replaces the marked block of that file for this distribution.
 """
@@ -37,6 +44,14 @@ import threading
 import time
 
 NODES = ('simulator_node', 'trajectory_controller', 'external_torque_observer')
+#: configuration -> (environment, column title)
+CONFIGS = {
+    'lanes': ({'MANIP_DYNAMICS_EXECUTOR': 'single', 'MANIP_DYNAMICS_LANES': '1'},
+              'callback lanes (default)'),
+    'executor': ({'MANIP_DYNAMICS_EXECUTOR': 'single', 'MANIP_DYNAMICS_LANES': '0'},
+                 'all on the SingleThreadedExecutor (before)'),
+    'events': ({'MANIP_DYNAMICS_EXECUTOR': 'events'}, 'EventsExecutor (on request)'),
+}
 
 
 def cpu_seconds(pid: int) -> float:
@@ -46,9 +61,9 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
 
 
-def run(executor: str, seconds: float, warmup: float) -> dict:
+def run(config: str, seconds: float, warmup: float) -> dict:
     """
-    Start the three nodes with ``executor`` ('events' or 'single'), measure, stop them.
+    Start the three nodes in configuration ``config`` (:data:`CONFIGS`), measure, stop them.
 
     :return: ``{'cpu': {node: share of one core}, 'rate': /joint_states per second}``.
     """
@@ -63,7 +78,7 @@ def run(executor: str, seconds: float, warmup: float) -> dict:
 
     with open(urdf_path('cobot7'), encoding='utf-8') as stream:
         xml = stream.read()
-    env = dict(os.environ, MANIP_DYNAMICS_EXECUTOR=executor)
+    env = dict(os.environ, **CONFIGS[config][0])
     params = {
         'simulator_node': {'rate': 1000.0, 'publish_rate': 1000.0, 'command_timeout': 0.5},
         'trajectory_controller': {**story_parameters('trajectory_controller'),
@@ -106,37 +121,57 @@ def run(executor: str, seconds: float, warmup: float) -> dict:
     return {'cpu': used, 'rate': rate}
 
 
+def median(values: list) -> float:
+    """Return the median of a non-empty list."""
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else 0.5 * (ordered[mid - 1] + ordered[mid])
+
+
 def table(results: dict) -> str:
-    """Return the results as Markdown lines."""
-    lines = ['| node, 1 kHz joint states | SingleThreadedExecutor (default): share of one '
-             'core | EventsExecutor (on request): share of one core |', '| --- | ---: | ---: |']
+    """Return the results (configuration -> list of :func:`run` results) as Markdown."""
+    configs = [c for c in CONFIGS if c in results]
+    lines = ['| node, 1 kHz joint states | ' + ' | '.join(
+        '%s: share of one core' % CONFIGS[c][1] for c in configs) + ' |',
+        '| --- |' + ' ---: |' * len(configs)]
+
+    def share(config: str, name: str | None) -> float:
+        return 100 * median([sum(r['cpu'].values()) if name is None else r['cpu'][name]
+                             for r in results[config]])
     for name in NODES:
-        lines.append('| %s | %.0f %% | %.0f %% |' % (
-            name, 100 * results['single']['cpu'][name],
-            100 * results['events']['cpu'][name]))
-    lines.append('| the three together | %.0f %% | %.0f %% |' % (
-        100 * sum(results['single']['cpu'].values()),
-        100 * sum(results['events']['cpu'].values())))
-    lines.append('| /joint_states received [1/s] | %.0f | %.0f |' % (
-        results['single']['rate'], results['events']['rate']))
+        lines.append('| %s | ' % name + ' | '.join(
+            '%.0f %%' % share(c, name) for c in configs) + ' |')
+    lines.append('| the three together | ' + ' | '.join(
+        '%.0f %% (%s)' % (share(c, None), ', '.join(
+            '%.0f' % (100 * sum(r['cpu'].values())) for r in results[c]))
+        for c in configs) + ' |')
+    lines.append('| /joint_states received [1/s] | ' + ' | '.join(
+        '%.0f' % median([r['rate'] for r in results[c]]) for c in configs) + ' |')
     return '\n'.join(lines)
 
 
 def main() -> int:
-    """Measure both executors, print, and optionally write the doc's marked block."""
+    """Measure every configuration in turn, print, and optionally write the marked block."""
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[1])
     parser.add_argument('--seconds', type=float, default=20.0, help='measuring window [s]')
     parser.add_argument('--warmup', type=float, default=15.0,
                         help='seconds after the start before measuring')
+    parser.add_argument('--repeats', type=int, default=2,
+                        help='rounds over the configurations (each gives one run of each)')
     parser.add_argument('--output', help='Markdown file with the marked block to replace')
     args = parser.parse_args()
-    results = {kind: run(kind, args.seconds, args.warmup) for kind in ('single', 'events')}
+    load_text = ', '.join('%.2f' % v for v in os.getloadavg())
+    results: dict = {config: [] for config in CONFIGS}
+    for _ in range(args.repeats):
+        for config in CONFIGS:
+            results[config].append(run(config, args.seconds, args.warmup))
     distro = os.environ.get('ROS_DISTRO', 'unknown')
     header = ('Measured %s on %s (%s, %d cores), Python %s, ROS 2 %s; %g s windows after '
-              '%g s of warm-up.' % (
+              "%g s of warm-up, %d rounds over the configurations (medians; the rounds' "
+              'totals in brackets); load average at start %s.' % (
                   time.strftime('%Y-%m-%d'), platform.node() or 'this machine',
                   platform.machine(), os.cpu_count() or 0, platform.python_version(),
-                  distro, args.seconds, args.warmup))
+                  distro, args.seconds, args.warmup, args.repeats, load_text))
     text = header + '\n\n' + table(results)
     print(text)
     if args.output:

@@ -141,7 +141,6 @@ class DynamicsNode(GuardedNode):
         self._last_marker_time = 0.0
         self._throttle = KindThrottle(self.get_logger(), WARN_PERIOD)
         self._services_group = ReentrantCallbackGroup()
-        self._topics_group = MutuallyExclusiveCallbackGroup()
         self.source = RobotDescriptionSource(
             self, urdf, build, on_model=self._reapply_payloads,
             callback_group=MutuallyExclusiveCallbackGroup())
@@ -167,9 +166,10 @@ class DynamicsNode(GuardedNode):
         if self.publish_markers:
             self.marker_pub = self.create_publisher(MarkerArray, '~/torque_markers', 10)
         if self.publish_torques or self.publish_markers:
+            # each joint state on a thread of its own (run_node starts it)
             self.joint_states_sub = self.create_subscription(
                 JointState, self.joint_states_topic, self.joint_states_callback,
-                JOINT_STATES_QOS, callback_group=self._topics_group)
+                JOINT_STATES_QOS, callback_group=self.create_lane('joint_states').group)
 
     # ------------------------------------------------------------------ model changes
     def _reapply_payloads(self, model: RobotModel) -> None:

@@ -232,15 +232,18 @@ class ExternalTorqueObserverNode(GuardedNode):
         self._torques_listened = ListenerCheck(self.torques_pub)
         self._wrench_listened = ListenerCheck(self.wrench_pub)
         self.source = RobotDescriptionSource(self, urdf, build, on_model=self._prepare)
+        # the per-sample inputs on a thread of their own (run_node starts it)
+        lane = self.create_lane('samples')
         # best effort matches reliable and best-effort publishers alike
         self.joint_states_sub = self.create_subscription(
             JointState, self.joint_states_topic, _with_info(self.joint_states_callback),
-            QoSProfile(depth=self.queue_depth, reliability=ReliabilityPolicy.BEST_EFFORT))
+            QoSProfile(depth=self.queue_depth, reliability=ReliabilityPolicy.BEST_EFFORT),
+            callback_group=lane.group)
         self.commands_sub = None
         if self.effort_source == 'commands':
             self.commands_sub = self.create_subscription(
                 Float64MultiArray, self.commands_topic, _with_info(self.commands_callback),
-                COMMANDS_QOS)
+                COMMANDS_QOS, callback_group=lane.group)
         self.create_service(SetPayload, '~/set_payload', self.set_payload_callback)
         self.create_service(Trigger, '~/reset', self.reset_callback)
         self.get_logger().info(

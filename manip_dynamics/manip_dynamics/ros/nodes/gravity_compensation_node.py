@@ -157,9 +157,10 @@ class GravityCompensationNode(GuardedNode):
         self.source = RobotDescriptionSource(
             self, urdf, build, on_model=self._prepare,
             callback_group=MutuallyExclusiveCallbackGroup())
+        # each joint state on a thread of its own (run_node starts it)
         self.joint_states_sub = self.create_subscription(
             JointState, self.joint_states_topic, self.joint_states_callback,
-            JOINT_STATES_QOS, callback_group=self._control_group)
+            JOINT_STATES_QOS, callback_group=self.create_lane('joint_states').group)
         self.watchdog = self.create_timer(1.0 / self.watchdog_rate,
                                           self.watchdog_callback,
                                           callback_group=self._control_group)

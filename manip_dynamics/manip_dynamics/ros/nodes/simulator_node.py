@@ -175,11 +175,15 @@ class SimulatorNode(GuardedNode):
         self._energy_pub = (self.create_publisher(Float64, '~/energy', 10)
                             if p['publish_energy'] else None)
         self._commands_topic = '/%s/commands' % p['controller_name'].strip('/')
+        # the commands and the step on a thread of their own (run_node starts it)
+        self._lane = self.create_lane('step')
         if p['controller_commands']:
             self.create_subscription(Float64MultiArray, self._commands_topic,
-                                     self.commands_callback, 10)
+                                     self.commands_callback, 10,
+                                     callback_group=self._lane.group)
         self.create_subscription(JointState, p['joint_commands_topic'],
-                                 self.joint_commands_callback, 10)
+                                 self.joint_commands_callback, 10,
+                                 callback_group=self._lane.group)
         self.create_service(Trigger, '~/reset', self.reset_callback)
         self.create_service(SetBool, '~/pause', self.pause_callback)
         # pushes on the arm (issue 12): ~/apply_wrench, ~/external_wrench, ~/applied_wrench
@@ -199,6 +203,7 @@ class SimulatorNode(GuardedNode):
         # A steady-clock timer: the loop keeps wall time even if use_sim_time is set (a
         # ROS-time timer would wait for the /clock this node publishes itself).
         self._timer = self.create_timer(period, self.step_callback,
+                                        callback_group=self._lane.group,
                                         clock=RosClock(clock_type=ClockType.STEADY_TIME))
 
     # ------------------------------------------------------------------ parameters

@@ -185,8 +185,10 @@ class TrajectoryControllerNode(GuardedNode):
         group = MutuallyExclusiveCallbackGroup()
         self.source = RobotDescriptionSource(self, urdf, build, on_model=self._prepare,
                                              callback_group=MutuallyExclusiveCallbackGroup())
+        # each joint state on a thread of its own (run_node starts it; the executor's before)
+        self._lane = self.create_lane('joint_states')
         self.create_subscription(JointState, '/joint_states', self.joint_states_callback,
-                                 JOINT_STATES_QOS, callback_group=group)
+                                 JOINT_STATES_QOS, callback_group=self._lane.group)
         self.create_subscription(JointTrajectory, '~/joint_trajectory',
                                  self.trajectory_callback, 10, callback_group=group)
         self.create_service(Trigger, '~/resume', self.resume_callback, callback_group=group)
@@ -242,19 +244,25 @@ class TrajectoryControllerNode(GuardedNode):
         from rclpy.task import Future
         Action = self._FollowJointTrajectory
         result = Action.Result()
-        previous = self._goal
-        if previous is not None and not previous[1].done():
-            previous[1].set_result((Action.Result.INVALID_GOAL, 'preempted by a new goal'))
-        try:
-            self.start_trajectory(goal_handle.request.trajectory)
-        except ValueError as error:
+        outcome = Future()
+        # the coroutine runs outside the node's callbacks: their lock around what they read
+        with self.callback_lock:
+            previous = self._goal
+            if previous is not None and not previous[1].done():
+                previous[1].set_result((Action.Result.INVALID_GOAL, 'preempted by a new goal'))
+            try:
+                self.start_trajectory(goal_handle.request.trajectory)
+            except ValueError as error:
+                refused = error
+            else:
+                refused = None
+                self._goal = (goal_handle, outcome)
+        if refused is not None:
             result.error_code = Action.Result.INVALID_GOAL
-            result.error_string = str(error)
-            self.get_logger().error('goal refused: %s' % error)
+            result.error_string = str(refused)
+            self.get_logger().error('goal refused: %s' % refused)
             goal_handle.abort()
             return result
-        outcome = Future()
-        self._goal = (goal_handle, outcome)
         code, text = await outcome
         result.error_code = code
         result.error_string = text
@@ -271,6 +279,13 @@ class TrajectoryControllerNode(GuardedNode):
         goal = self._goal
         if goal is None or goal[1].done():
             return
+        self._goal_step_outcome(command, now_q, goal)
+        if goal[1].done() and self.executor is not None:
+            # the goal's coroutine waits on the executor, which sleeps while the lane works
+            self.executor.wake()
+
+    def _goal_step_outcome(self, command: Any, now_q: np.ndarray, goal: Any) -> None:
+        """Set the running goal's outcome where this control step ends it."""
         handle, outcome = goal
         Result = self._FollowJointTrajectory.Result
         if handle.is_cancel_requested:

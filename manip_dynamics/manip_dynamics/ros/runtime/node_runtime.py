@@ -38,6 +38,7 @@ What every node of the package does around its Node subclass: start, spin, stop,
 
 from collections import OrderedDict
 from collections.abc import Callable
+import contextlib
 import faulthandler
 import functools
 import os
@@ -57,6 +58,9 @@ WATCH_PARENT_ENV = 'MANIP_DYNAMICS_WATCH_PARENT'
 #: Environment variable: 'events' spins the nodes on rclpy's experimental EventsExecutor
 #: instead of its SingleThreadedExecutor.
 EXECUTOR_ENV = 'MANIP_DYNAMICS_EXECUTOR'
+#: Environment variable: '0' leaves every callback on the executor (no
+#: :class:`~manip_dynamics.ros.runtime.callback_lane.CallbackLane` is started).
+LANES_ENV = 'MANIP_DYNAMICS_LANES'
 #: Seconds a node may take to stop after SIGINT or SIGTERM (its spin loop to end, its last
 #: command, its clean-up) before it prints the stack of every thread and exits with
 #: :data:`EXIT_STUCK`. Below launch's 5 s before SIGTERM: two of about 20 control.launch.py
@@ -169,7 +173,10 @@ def guarded(node: Any, callback: Callable) -> Callable:
     Return ``callback`` wrapped so that no exception leaves it (subscriptions, timers).
 
     The wrapper keeps the callback's signature (rclpy reads it to decide whether to pass
-    message or timer info) and calls ``wrapper.__wrapped__`` at call time.
+    message or timer info) and calls ``wrapper.__wrapped__`` at call time, holding the node's
+    ``callback_lock`` where it has one (:class:`GuardedNode`: its callbacks run one at a time
+    whether the executor or a :class:`~manip_dynamics.ros.runtime.callback_lane.CallbackLane`
+    calls them).
 
     :param node: The node whose logger reports the error.
     :param callback: The callback.
@@ -178,13 +185,16 @@ def guarded(node: Any, callback: Callable) -> Callable:
     if getattr(callback, '_md_guarded', False):
         return callback
 
+    lock = getattr(node, 'callback_lock', None) or contextlib.nullcontext()
+
     @functools.wraps(callback)
     def wrapper(*args: Any) -> Any:
-        try:
-            return wrapper.__wrapped__(*args)
-        except Exception:  # noqa: B902 - a callback must never end the node
-            _log_callback_error(node, wrapper.__wrapped__)
-            return None
+        with lock:
+            try:
+                return wrapper.__wrapped__(*args)
+            except Exception:  # noqa: B902 - a callback must never end the node
+                _log_callback_error(node, wrapper.__wrapped__)
+                return None
     wrapper._md_guarded = True
     return wrapper
 
@@ -193,7 +203,8 @@ def guarded_service(node: Any, callback: Callable, srv_type: Any) -> Callable:
     """
     Return a service callback wrapped so that an exception becomes a failed response.
 
-    :param node: The node whose logger reports the error.
+    :param node: The node whose logger reports the error (its ``callback_lock`` is held
+        during the call, as in :func:`guarded`).
     :param callback: ``callback(request, response) -> response``.
     :param srv_type: The service type (its Response is filled on an error: ``success``
         false and ``message`` the error, where the response has those fields).
@@ -202,10 +213,13 @@ def guarded_service(node: Any, callback: Callable, srv_type: Any) -> Callable:
     if getattr(callback, '_md_guarded', False):
         return callback
 
+    lock = getattr(node, 'callback_lock', None) or contextlib.nullcontext()
+
     @functools.wraps(callback)
     def wrapper(request: Any, response: Any) -> Any:
         try:
-            return wrapper.__wrapped__(request, response)
+            with lock:
+                return wrapper.__wrapped__(request, response)
         except Exception:  # noqa: B902 - a request must never end the node
             text = _log_callback_error(node, wrapper.__wrapped__)
             failed = srv_type.Response()
@@ -228,6 +242,11 @@ def _guarded_node_class() -> type:
 
         It also declares ``allow_duplicate_name`` (read-only, default false): whether
         :func:`run_node` may run it beside another node of the same name.
+
+        Its callbacks hold ``callback_lock`` (a re-entrant lock) while they run, so they run
+        one at a time also where :meth:`create_lane` gives some of them a thread of their
+        own; code that runs outside a callback (an action's coroutine, a worker thread) takes
+        it to change what the callbacks read.
         """
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -238,6 +257,9 @@ def _guarded_node_class() -> type:
             ``"<start ns> <pid> <host>"``, transient local) and listens there, so that of
             two nodes of one name the younger one knows it is the younger one.
             """
+            # before Node.__init__: the parameter services it creates are wrapped with it
+            self.callback_lock = threading.RLock()
+            self.callback_lanes: list[Any] = []
             super().__init__(*args, **kwargs)
             from rcl_interfaces.msg import ParameterDescriptor
             from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -288,6 +310,28 @@ def _guarded_node_class() -> type:
                                    **kwargs: Any) -> Any:
             """Create a guard condition whose callback cannot raise into the executor."""
             return super().create_guard_condition(guarded(self, callback), *args, **kwargs)
+
+        def create_lane(self, name: str) -> Any:
+            """
+            Return a new :class:`~manip_dynamics.ros.runtime.callback_lane.CallbackLane`.
+
+            Subscriptions and timers created with its ``group`` as callback group run on the
+            lane's thread once :func:`run_node` starts it (on the executor until then).
+            """
+            from manip_dynamics.ros.runtime.callback_lane import CallbackLane
+            lane = CallbackLane(self, name)
+            self.callback_lanes.append(lane)
+            return lane
+
+        def stop_lanes(self) -> None:
+            """Stop every lane's thread (each ends its current callback first)."""
+            for lane in self.callback_lanes:
+                lane.stop()
+
+        def destroy_node(self) -> None:
+            """Stop the lanes, then destroy the node."""
+            self.stop_lanes()
+            super().destroy_node()
     return GuardedNode
 
 
@@ -482,6 +526,16 @@ def executor_kind() -> str:
     return 'single'
 
 
+def lanes_enabled() -> bool:
+    """
+    Return whether :func:`run_node` starts the node's callback lanes.
+
+    Yes on the SingleThreadedExecutor unless ``MANIP_DYNAMICS_LANES=0`` (:data:`LANES_ENV`);
+    never on the EventsExecutor (its C++ loop does not ask callback groups before waiting).
+    """
+    return executor_kind() == 'single' and os.environ.get(LANES_ENV, '1') != '0'
+
+
 def passes_message_info() -> bool:
     """
     Return whether subscription callbacks get ``(msg, info)`` on this node's executor.
@@ -662,6 +716,10 @@ def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = Non
             node.get_logger().info('threads at SCHED_FIFO priority %d' % priority)
         executor = make_executor()
         executor.add_node(node)
+        if lanes_enabled():
+            # the per-sample callbacks on threads of their own (they inherit the priority)
+            for lane in getattr(node, 'callback_lanes', ()):
+                lane.start()
         spinning.set()
         started = time.monotonic()
         next_check = started
@@ -704,6 +762,8 @@ def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = Non
             signal.signal(sig, signal.SIG_IGN)
         try:
             if node is not None:
+                if hasattr(node, 'stop_lanes'):
+                    node.stop_lanes()   # no callback beside the last command
                 if before_destroy is not None:
                     before_destroy(node)
                 if executor is not None:
