@@ -39,6 +39,7 @@ With ``--output`` the table replaces the marked block of that file for this dist
 import argparse
 import os
 import platform
+import statistics
 import sys
 import threading
 import time
@@ -121,13 +122,6 @@ def run(config: str, seconds: float, warmup: float) -> dict:
     return {'cpu': used, 'rate': rate}
 
 
-def median(values: list) -> float:
-    """Return the median of a non-empty list."""
-    ordered = sorted(values)
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else 0.5 * (ordered[mid - 1] + ordered[mid])
-
-
 def table(results: dict) -> str:
     """Return the results (configuration -> list of :func:`run` results) as Markdown."""
     configs = [c for c in CONFIGS if c in results]
@@ -136,8 +130,8 @@ def table(results: dict) -> str:
         '| --- |' + ' ---: |' * len(configs)]
 
     def share(config: str, name: str | None) -> float:
-        return 100 * median([sum(r['cpu'].values()) if name is None else r['cpu'][name]
-                             for r in results[config]])
+        return 100 * statistics.median(sum(r['cpu'].values()) if name is None
+                                       else r['cpu'][name] for r in results[config])
     for name in NODES:
         lines.append('| %s | ' % name + ' | '.join(
             '%.0f %%' % share(c, name) for c in configs) + ' |')
@@ -146,7 +140,7 @@ def table(results: dict) -> str:
             '%.0f' % (100 * sum(r['cpu'].values())) for r in results[c]))
         for c in configs) + ' |')
     lines.append('| /joint_states received [1/s] | ' + ' | '.join(
-        '%.0f' % median([r['rate'] for r in results[c]]) for c in configs) + ' |')
+        '%.0f' % statistics.median([r['rate'] for r in results[c]]) for c in configs) + ' |')
     return '\n'.join(lines)
 
 

@@ -168,6 +168,11 @@ def _log_callback_error(node: Any, callback: Callable) -> str:
     return text
 
 
+def _callback_lock(node: Any) -> Any:
+    """Return the lock a callback of ``node`` holds (:class:`GuardedNode`'s), or a no-op."""
+    return getattr(node, 'callback_lock', None) or contextlib.nullcontext()
+
+
 def guarded(node: Any, callback: Callable) -> Callable:
     """
     Return ``callback`` wrapped so that no exception leaves it (subscriptions, timers).
@@ -185,7 +190,7 @@ def guarded(node: Any, callback: Callable) -> Callable:
     if getattr(callback, '_md_guarded', False):
         return callback
 
-    lock = getattr(node, 'callback_lock', None) or contextlib.nullcontext()
+    lock = _callback_lock(node)
 
     @functools.wraps(callback)
     def wrapper(*args: Any) -> Any:
@@ -213,7 +218,7 @@ def guarded_service(node: Any, callback: Callable, srv_type: Any) -> Callable:
     if getattr(callback, '_md_guarded', False):
         return callback
 
-    lock = getattr(node, 'callback_lock', None) or contextlib.nullcontext()
+    lock = _callback_lock(node)
 
     @functools.wraps(callback)
     def wrapper(request: Any, response: Any) -> Any:
