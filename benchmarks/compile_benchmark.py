@@ -151,6 +151,8 @@ def child_node() -> dict:
     from manip_dynamics_interfaces.srv import InverseDynamics
     with open(os.path.join(PKG, 'urdf', 'cobot7.urdf'), encoding='utf-8') as f:
         xml = f.read()
+    from manip_dynamics.ros.runtime.discovery import apply_loopback_environment
+    apply_loopback_environment()   # the client stays on loopback (the node does: start_node)
     rclpy.init()
     node = rclpy.create_node('compile_benchmark_client')
     client = node.create_client(InverseDynamics, '/compile_benchmark_dynamics/inverse_dynamics')

@@ -209,6 +209,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[1])
     parser.add_argument('--output', help='Markdown file with the marked block to replace')
     args = parser.parse_args()
+    from manip_dynamics.ros.runtime.discovery import apply_loopback_environment
+    apply_loopback_environment()   # the round-trip rows' nodes stay on loopback
     result = measure()
     distro = os.environ.get('ROS_DISTRO', 'unknown')
     header = 'Measured %s on %s (%s, %d cores), Python %s, ROS 2 %s.' % (

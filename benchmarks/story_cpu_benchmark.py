@@ -154,6 +154,8 @@ def main() -> int:
                         help='rounds over the configurations (each gives one run of each)')
     parser.add_argument('--output', help='Markdown file with the marked block to replace')
     args = parser.parse_args()
+    from manip_dynamics.ros.runtime.discovery import apply_loopback_environment
+    apply_loopback_environment()   # this process's own counting node stays on loopback too
     load_text = ', '.join('%.2f' % v for v in os.getloadavg())
     results: dict = {config: [] for config in CONFIGS}
     for _ in range(args.repeats):
