@@ -177,70 +177,137 @@ def _friction_sign(z):
     return math.tanh(z)
 
 
+#: Safety factor on the curvature term of the coarse check's bound (see limit_usage).
+CURVE_SAFETY = 2.0
+
+
+@njit(**_JIT)
+def _sample_piece(p, inside, with_end, t_grid, coef, s_lo, s_hi, table, s_tab, inv_v,
+                  inv_a, inv_tau, damping, coulomb, eps, k, peak, curve, prev, last):
+    """
+    Sample piece ``p`` at its start and ``inside`` equally spaced points (and its end).
+
+    Writes ``peak`` (3, n), the largest |ratio| per limit kind and joint, and ``curve``
+    (3, n), the largest |second difference| of the signed ratios over consecutive samples
+    (``prev``, ``last``: scratch of the same shape). Returns the table row reached.
+    """
+    n = inv_v.shape[0]
+    rows = s_tab.shape[0]
+    length = t_grid[p + 1] - t_grid[p]
+    samples = inside + 2 if with_end else inside + 1
+    c0 = coef[p, 0]
+    c1 = coef[p, 1]
+    c2 = coef[p, 2]
+    c3 = coef[p, 3]
+    c4 = coef[p, 4]
+    c5 = coef[p, 5]
+    for j in range(n):
+        for kind in range(3):
+            peak[kind, j] = 0.0
+            curve[kind, j] = 0.0
+    for q in range(samples):
+        h = length * q / (inside + 1.0)
+        si = c0 + h * (c1 + h * (c2 + h * (c3 + h * (c4 + h * c5))))
+        sdi = c1 + h * (2.0 * c2 + h * (3.0 * c3 + h * (4.0 * c4 + h * 5.0 * c5)))
+        sddi = 2.0 * c2 + h * (6.0 * c3 + h * (12.0 * c4 + h * 20.0 * c5))
+        si = min(max(si, s_lo), s_hi)
+        # s grows along the pieces: walk the table forward (back to 0 if it did not)
+        if si < s_tab[k]:
+            k = 0
+        while k < rows - 2 and s_tab[k + 1] <= si:
+            k += 1
+        w = (si - s_tab[k]) / (s_tab[k + 1] - s_tab[k])
+        w0 = 1.0 - w
+        x = sdi * sdi
+        for j in range(n):
+            dq = w0 * table[k, 0, j] + w * table[k + 1, 0, j]
+            ddq = w0 * table[k, 1, j] + w * table[k + 1, 1, j]
+            qd = dq * sdi
+            qdd = dq * sddi + ddq * x
+            t = ((w0 * table[k, 2, j] + w * table[k + 1, 2, j]) * sddi
+                 + (w0 * table[k, 3, j] + w * table[k + 1, 3, j]) * x
+                 + w0 * table[k, 4, j] + w * table[k + 1, 4, j]
+                 + damping[j] * qd)
+            if coulomb[j] != 0.0:
+                t += coulomb[j] * _friction_sign(qd / eps)
+            for kind in range(3):
+                if kind == 0:
+                    f = qd * inv_v[j]
+                elif kind == 1:
+                    f = qdd * inv_a[j]
+                else:
+                    f = t * inv_tau[j]
+                peak[kind, j] = max(peak[kind, j], abs(f))
+                if q >= 2:
+                    curve[kind, j] = max(curve[kind, j],
+                                         abs(f - 2.0 * last[kind, j] + prev[kind, j]))
+                prev[kind, j] = last[kind, j]
+                last[kind, j] = f
+    return k
+
+
 @njit(**_JIT)
 def limit_usage(t_grid, coef, counts, todo, s_lo, s_hi, table, s_tab, inv_v, inv_a,
-                inv_tau, damping, coulomb, eps, out):
+                inv_tau, damping, coulomb, eps, coarse, accept, out):
     """
     Write each piece's largest ratio to the velocity, acceleration and effort limits.
 
     The timing is the piecewise quintic ``s(t)`` with breakpoints ``t_grid`` (N + 1,) and
     coefficients ``coef`` (N, 6) in the time since each breakpoint, ``s`` clipped to
-    ``[s_lo, s_hi]``. Piece i (where ``todo[i]``) is sampled at its start and at
-    ``counts[i]`` equally spaced points inside (the last piece at its end too); ``out[:, i]``
-    (3, N) gets the largest ratio over those samples, other columns are left as they are.
-    ``table`` (M, 5, n): rows q', q'', A, B, C of the path at ``s_tab`` (M,), linearly
-    interpolated at each sample's ``s``; velocity ``q' sd``, acceleration
+    ``[s_lo, s_hi]``. ``table`` (M, 5, n): rows q', q'', A, B, C of the path at ``s_tab``
+    (M,), linearly interpolated at each sample's ``s``; velocity ``q' sd``, acceleration
     ``q' sdd + q'' sd^2``, effort ``A sdd + B sd^2 + C`` plus the joint friction at that
     velocity (viscous, and Coulomb with the smooth sign ``tanh(qd / eps)``). ``inv_v``,
-    ``inv_a``, ``inv_tau`` (n,): the limits' reciprocals (0 = unlimited).
+    ``inv_a``, ``inv_tau`` (n,): the limits' reciprocals (0 = unlimited). ``out[:, i]``
+    (3, N) gets piece i's usage where ``todo[i]``; other columns are left as they are.
+
+    A piece with more than ``coarse`` check points (``counts[i]``) is first sampled at
+    ``coarse`` equally spaced points inside and both ends. Between two samples a distance
+    ``d`` apart a C2 function exceeds the larger of the two by at most ``d^2 / 8`` times
+    its largest |second derivative|, which the samples' largest second difference
+    estimates (times ``d^2``); with :data:`CURVE_SAFETY` on that estimate, the piece's
+    bound per limit kind and joint is ``max |ratio| + CURVE_SAFETY / 8 * max |second
+    difference|``. Where every bound is within ``accept``, or a sample itself is beyond it
+    (the piece is over either way; the bound estimates by how much), the bounds are the
+    usage. Else (a limit close, a sharp bend such as the friction's sign change) the piece
+    is sampled at its start and ``counts[i]`` equally spaced points inside (the last piece
+    at its end too) and the usage is the largest ratio over those samples.
     """
     pieces = t_grid.shape[0] - 1
     n = inv_v.shape[0]
-    rows = s_tab.shape[0]
+    peak = np.zeros((3, n))
+    curve = np.zeros((3, n))
+    prev = np.zeros((3, n))
+    last = np.zeros((3, n))
     k = 0
     for p in range(pieces):
         if not todo[p]:
             continue
-        length = t_grid[p + 1] - t_grid[p]
         inside = counts[p]
-        samples = inside + 2 if p == pieces - 1 else inside + 1
-        c0 = coef[p, 0]
-        c1 = coef[p, 1]
-        c2 = coef[p, 2]
-        c3 = coef[p, 3]
-        c4 = coef[p, 4]
-        c5 = coef[p, 5]
-        rv = 0.0
-        ra = 0.0
-        rt = 0.0
-        for q in range(samples):
-            h = length * q / (inside + 1.0)
-            si = c0 + h * (c1 + h * (c2 + h * (c3 + h * (c4 + h * c5))))
-            sdi = c1 + h * (2.0 * c2 + h * (3.0 * c3 + h * (4.0 * c4 + h * 5.0 * c5)))
-            sddi = 2.0 * c2 + h * (6.0 * c3 + h * (12.0 * c4 + h * 20.0 * c5))
-            si = min(max(si, s_lo), s_hi)
-            # s grows along the pieces: walk the table forward (back to 0 if it did not)
-            if si < s_tab[k]:
-                k = 0
-            while k < rows - 2 and s_tab[k + 1] <= si:
-                k += 1
-            w = (si - s_tab[k]) / (s_tab[k + 1] - s_tab[k])
-            w0 = 1.0 - w
-            x = sdi * sdi
+        final = p == pieces - 1
+        if 0 < coarse < inside:
+            start = k
+            k = _sample_piece(p, coarse, True, t_grid, coef, s_lo, s_hi, table, s_tab, inv_v,
+                              inv_a, inv_tau, damping, coulomb, eps, k, peak, curve, prev,
+                              last)
+            fits = True
+            over = False
+            for kind in range(3):
+                bound = 0.0
+                for j in range(n):
+                    bound = max(bound, peak[kind, j] + 0.125 * CURVE_SAFETY * curve[kind, j])
+                    if peak[kind, j] > accept:
+                        over = True
+                out[kind, p] = bound
+                if bound > accept:
+                    fits = False
+            if fits or over:
+                continue
+            k = start
+        k = _sample_piece(p, inside, final, t_grid, coef, s_lo, s_hi, table, s_tab, inv_v,
+                          inv_a, inv_tau, damping, coulomb, eps, k, peak, curve, prev, last)
+        for kind in range(3):
+            r = 0.0
             for j in range(n):
-                dq = w0 * table[k, 0, j] + w * table[k + 1, 0, j]
-                ddq = w0 * table[k, 1, j] + w * table[k + 1, 1, j]
-                qd = dq * sdi
-                qdd = dq * sddi + ddq * x
-                t = ((w0 * table[k, 2, j] + w * table[k + 1, 2, j]) * sddi
-                     + (w0 * table[k, 3, j] + w * table[k + 1, 3, j]) * x
-                     + w0 * table[k, 4, j] + w * table[k + 1, 4, j]
-                     + damping[j] * qd)
-                if coulomb[j] != 0.0:
-                    t += coulomb[j] * _friction_sign(qd / eps)
-                rv = max(rv, abs(qd) * inv_v[j])
-                ra = max(ra, abs(qdd) * inv_a[j])
-                rt = max(rt, abs(t) * inv_tau[j])
-        out[0, p] = rv
-        out[1, p] = ra
-        out[2, p] = rt
+                r = max(r, peak[kind, j])
+            out[kind, p] = r

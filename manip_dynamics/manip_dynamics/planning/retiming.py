@@ -30,16 +30,18 @@ continuous in time.
 
 The everywhere-guarantee, by check and repair: the quintic (and the grid itself) can
 exceed a limit between grid points. Every piece of the result (one grid interval) is
-sampled on its own time, equally spaced at ``check_rate`` (4 kHz) or closer, at least four
-points inside; velocities, accelerations and torques (the model's inverse dynamics with its
-real friction at the sampled velocity) are compared with the limits, and where a sample uses
-more than ``1 - margin`` of one, the limits of the grid points around it are tightened by
-the ratio (at least 3 %) and the profile recomputed. A repair changes the profile near the
-tightened points only: the pieces whose ends (duration, ``sd``, ``sdd``) are unchanged keep
-their check, the others are checked again. After ``max_repairs`` rounds, a uniform
-slow-down by the worst ratio ends it. TOPP-RA's own output
-guarantees its limits only at its grid points (0.2 to 1.3 % over between them on the arms
-issue 20 tried).
+sampled on its own time, first at a few points with a bound on what lies between them (the
+samples' curvature; :func:`.reachability.limit_usage`), and where that bound does not prove
+the piece within the limits, equally spaced at ``check_rate`` (4 kHz) or closer, at least
+four points inside; velocities, accelerations and torques (the model's inverse dynamics
+with its real friction at the sampled velocity) are compared with the limits, and where a
+piece uses more than ``1 - margin`` of one, the limits of the grid points around it are
+tightened by the ratio (at least 3 %) and the profile recomputed. A repair changes the
+profile near the tightened points only: the pieces whose ends (duration, ``sd``, ``sdd``)
+are unchanged keep their check, the others are checked again. After ``max_repairs``
+rounds, a uniform slow-down by the worst ratio ends it. TOPP-RA's own output guarantees
+its limits only at its grid points (0.2 to 1.3 % over between them on the arms issue 20
+tried).
 """
 
 from dataclasses import dataclass
@@ -65,9 +67,12 @@ END_REFINEMENT = np.array([1.0 / 256, 1.0 / 64, 1.0 / 16, 1.0 / 4])
 END_START = np.array([0.53, 0.53, 0.865, 0.865, 0.96, 0.96])
 END_STOP = np.array([0.96, 0.96, 0.96, 0.848, 0.468, 0.53])
 #: Rows of the path-term table per grid interval (see _usage).
-TABLE_POINTS = 4
+TABLE_POINTS = 2
 #: Check points inside each refined end interval.
 END_CHECK_POINTS = 40
+#: Points inside a piece of the coarse first check (see reachability.limit_usage): a piece
+#: it proves within the limits is not sampled at ``check_rate``.
+COARSE_CHECK_POINTS = 6
 #: Half-width of the moving average applied to TOPP-RA's ``sd^2`` profile [grid points].
 SMOOTHING = 3
 #: Default share of each limit the check accepts at a sample (the rest covers the peaks
@@ -414,21 +419,25 @@ class _Table:
 
 
 def _usage(table: _Table, traj: RetimedTrajectory, p: _Problem, counts: NDArray[np.int64],
-           todo: NDArray[np.bool_], out: FloatArray) -> FloatArray:
+           todo: NDArray[np.bool_], accept: float, out: FloatArray) -> FloatArray:
     """
     Fill and return ``out`` (3, N), each piece's largest use of the limits (``todo`` ones).
 
     Row 0 velocity, 1 acceleration, 2 effort: the largest ratio to the limit over the
-    piece's check samples (:func:`_check_counts`); pieces not marked ``todo`` keep theirs.
+    piece's check samples (:func:`_check_counts`), or, for a piece that a coarse check with
+    a curvature bound proves within ``accept``, that bound (reachability.limit_usage);
+    pieces not marked ``todo`` keep theirs.
 
     ``tau = A sdd + B sd^2 + C`` (Craig eq. 6.59 along the path) plus the joint friction at
     the sample's velocity, A, B, C linearly interpolated in s between the table's rows
-    (TABLE_POINTS per grid interval: a relative error of about 1e-6 on the arms tried, far
-    inside the check margin); one compiled pass (reachability.limit_usage).
+    (TABLE_POINTS per grid interval: the torque so interpolated differed from the model's
+    by at most 1.5e-4 of the effort limit along the 16 long-path benchmark trajectories,
+    3.6e-5 with 4 rows, inside the check margin of 1e-3); one compiled pass
+    (reachability.limit_usage).
     """
     limit_usage(traj._t, traj._coef, counts, todo, traj._knots[0], traj._knots[-1],
                 table.stack, table.s, p.inv_v, p.inv_a, p.inv_tau, table.damping,
-                table.coulomb, table.friction_velocity, out)
+                table.coulomb, table.friction_velocity, COARSE_CHECK_POINTS, accept, out)
     return out
 
 
@@ -604,7 +613,7 @@ def retime(model, waypoints: ArrayLike, *, velocity_limits: LimitSpec = None,
             h0, sd0, sdd0 = checked
             todo = ~((h == h0) & (sd[:-1] == sd0[:-1]) & (sd[1:] == sd0[1:])
                      & (sdd[:-1] == sdd0[:-1]) & (sdd[1:] == sdd0[1:]))
-        _usage(table, traj, problem, _check_counts(t, check_rate), todo, use)
+        _usage(table, traj, problem, _check_counts(t, check_rate), todo, limit, use)
         checked = (h, sd, sdd)
         rv, ra, rt = use
         worst = np.max(use, axis=0)
@@ -679,7 +688,7 @@ def _uniform_slow_down(table: _Table, traj: RetimedTrajectory, p: _Problem, limi
 
     def usage(k: float) -> FloatArray:
         traj._set_timing(t * k, s, sd / k, sdd / k ** 2)
-        return _usage(table, traj, p, _check_counts(t * k, check_rate), every, out)
+        return _usage(table, traj, p, _check_counts(t * k, check_rate), every, limit, out)
 
     def fits(k: float) -> bool:
         return float(np.max(usage(k))) <= limit

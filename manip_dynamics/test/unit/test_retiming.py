@@ -98,6 +98,75 @@ def test_limits_hold_at_every_sample(cobot, trajectory, rate):
     assert worst > 0.9, 'the effort limit is not what limits this motion (%.3f)' % worst
 
 
+def _long_path(model, count, seed):
+    """Return ``count`` random waypoints in the middle half of each joint's range."""
+    rng = np.random.default_rng(seed)
+    lo, hi = model.position_lower, model.position_upper
+    mid, half = 0.5 * (lo + hi), 0.25 * (hi - lo)
+    return mid + rng.uniform(-1.0, 1.0, (count, model.dof)) * half
+
+
+def test_the_coarse_check_never_reports_less_than_the_dense_one():
+    """
+    A piece the coarse check accepts (a few samples and a curvature bound) must not hide a
+    peak that the check at ``check_rate`` sees: its reported use is at least the dense one.
+    """
+    from manip_dynamics.planning import retiming
+    from manip_dynamics.planning.reachability import limit_usage
+
+    captured = {}
+    usage = retiming._usage
+
+    def spy(table, traj, p, counts, todo, accept, out):
+        captured.setdefault('first', (table, traj, p, counts.copy(), accept))
+        return usage(table, traj, p, counts, todo, accept, out)
+
+    bare = RobotModel.from_urdf_file(urdf_path('cobot7'))
+    retiming._usage = spy
+    try:
+        retime(bare, _long_path(bare, 8, 1), acceleration_limits=ACC, effort_scale=0.6)
+    finally:
+        retiming._usage = usage
+    # the first check: the unrepaired profile, pieces over and under the limits
+    table, traj, p, counts, accept = captured['first']
+    every = np.ones(len(counts), dtype=np.bool_)
+    args = (traj._t, traj._coef, counts, every, traj._knots[0], traj._knots[-1], table.stack,
+            table.s, p.inv_v, p.inv_a, p.inv_tau, table.damping, table.coulomb,
+            table.friction_velocity)
+    coarse = np.zeros((3, len(counts)))
+    dense = np.zeros((3, len(counts)))
+    limit_usage(*args, retiming.COARSE_CHECK_POINTS, accept, coarse)
+    limit_usage(*args, 0, accept, dense)
+    accepted = np.all(coarse <= accept, axis=0)
+    assert 0 < np.count_nonzero(accepted) < len(counts)  # both kinds of piece are there
+    assert np.all(dense[:, accepted] <= coarse[:, accepted] + 1e-12)
+    assert np.any(np.max(dense, axis=0) > accept)  # the unrepaired profile is over somewhere
+
+
+def test_a_long_path_keeps_every_limit_at_10_khz():
+    """12 waypoints (about 9 s): the coarse check decides most pieces, Pinocchio checks."""
+    pin = pytest.importorskip('pinocchio', reason='pin (Pinocchio) not installed')
+    bare = RobotModel.from_urdf_file(urdf_path('cobot7'))
+    w = _long_path(bare, 12, 2)
+    traj = retime(bare, w, acceleration_limits=ACC, effort_scale=0.6)
+    with open(urdf_path('cobot7'), encoding='utf-8') as stream:
+        ref = pin.buildModelFromXML(stream.read())
+    ref.gravity.linear = bare.gravity
+    ref.armature = bare.armature
+    data = ref.createData()
+    t = np.arange(0.0, traj.duration, 1e-4)
+    q, qd, qdd = traj.sample(t)
+    assert np.max(np.abs(qd) / bare.velocity_limits) <= 1.0
+    assert np.max(np.abs(qdd)) <= ACC
+    friction = bare.friction_torques(qd)
+    limit = 0.6 * bare.effort_limits
+    worst = max(float(np.max(np.abs(pin.rnea(ref, data, q[k], qd[k], qdd[k]) + friction[k])
+                             / limit)) for k in range(len(t)))
+    assert worst <= 1.0, 'effort limit exceeded: %.4f of it' % worst
+    q_w, _, _ = traj.sample(traj.waypoint_times)
+    np.testing.assert_allclose(q_w, w, rtol=0, atol=1e-6)
+
+
 def test_torque_limit_and_payload_make_it_slower(cobot):
     bare = RobotModel.from_urdf_file(urdf_path('cobot7'))
     fast = retime(bare, WAYPOINTS, acceleration_limits=ACC)
