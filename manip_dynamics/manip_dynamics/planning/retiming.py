@@ -265,6 +265,35 @@ def _waypoints(model, waypoints: ArrayLike) -> FloatArray:
     return w
 
 
+def _spline_range(path) -> tuple[FloatArray, FloatArray]:
+    """
+    Return the smallest and largest value of each joint on each spline segment, (K - 1, n).
+
+    Exact: a cubic piece ``c0 h^3 + c1 h^2 + c2 h + c3`` on ``[0, L]`` takes its extremes
+    at the ends or where its derivative ``3 c0 h^2 + 2 c1 h + c2`` vanishes inside.
+    """
+    c = path.c                                  # (4, K - 1, n), highest power first
+    length = np.diff(path.x)[:, None] * np.ones(c.shape[2])
+
+    def value(h: FloatArray) -> FloatArray:
+        return ((c[0] * h + c[1]) * h + c[2]) * h + c[3]
+    ends = [value(np.zeros_like(length)), value(length)]
+    a, b, d = 3.0 * c[0], 2.0 * c[1], c[2]
+    disc = b * b - 4.0 * a * d
+    root = np.sqrt(np.maximum(disc, 0.0))
+    with np.errstate(divide='ignore', invalid='ignore'):
+        quadratic = np.abs(a) > 1e-12 * (np.abs(b) + np.abs(d) + 1e-300)
+        candidates = [np.where(quadratic, (-b + root) / (2.0 * a), -d / b),
+                      np.where(quadratic, (-b - root) / (2.0 * a), np.nan)]
+    low, high = np.minimum(*ends), np.maximum(*ends)
+    for h in candidates:
+        inside = (disc >= 0.0) & np.isfinite(h) & (h > 0.0) & (h < length)
+        v = value(np.where(inside, h, 0.0))
+        low = np.where(inside, np.minimum(low, v), low)
+        high = np.where(inside, np.maximum(high, v), high)
+    return low, high
+
+
 def _grid(knots: FloatArray, grid_points: int | None) -> tuple[FloatArray, NDArray[np.int64]]:
     """Return grid points containing every knot, spaced by length, and the knots' indices."""
     segments = len(knots) - 1
@@ -530,17 +559,16 @@ def retime(model, waypoints: ArrayLike, *, velocity_limits: LimitSpec = None,
     path = CubicSpline(knots, w, bc_type='natural', axis=0)
     derivatives = (path.derivative(1), path.derivative(2))
     s, index = _grid(knots, grid_points)
-    dense = np.linspace(0.0, knots[-1], max(2000, 20 * len(s)))
-    qd_dense = path(dense)
+    low, high = _spline_range(path)
     lower, upper = model.position_lower, model.position_upper
-    out = (qd_dense < lower - 1e-9) | (qd_dense > upper + 1e-9)
+    out = (low < lower - 1e-9) | (high > upper + 1e-9)
     if np.any(out):
-        k, j = np.argwhere(out)[0]
-        seg = int(np.searchsorted(knots, dense[k], side='right')) - 1
+        seg, j = np.argwhere(out)[0]
+        value = low[seg, j] if low[seg, j] < lower[j] - 1e-9 else high[seg, j]
         raise ValueError('the spline through the waypoints leaves the limits of joint %r '
                          'between waypoints %d and %d (%.4g not in [%.4g, %.4g]): add a '
-                         'waypoint there' % (names[j], seg, seg + 1, qd_dense[k, j],
-                                             lower[j], upper[j]))
+                         'waypoint there' % (names[j], seg, seg + 1, value, lower[j],
+                                             upper[j]))
 
     # the path terms on a table of TABLE_POINTS per grid interval (the grid points among
     # them): the constraints use the grid rows, the checks interpolate between the rows

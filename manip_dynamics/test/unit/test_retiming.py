@@ -248,6 +248,27 @@ def test_bad_waypoints_are_named(cobot):
         retime(cobot, out, acceleration_limits=1.0)
 
 
+def test_a_spline_that_leaves_the_position_limits_is_named(cobot):
+    """Two waypoints just inside the upper limit: the cubic between them bulges over it."""
+    top = cobot.position_upper[0]
+    w = WAYPOINTS.copy()
+    w[1, 0] = w[2, 0] = top - 0.005
+    with pytest.raises(ValueError, match="joint 'cobot7_joint1' between waypoints 1 and 2"):
+        retime(cobot, w, acceleration_limits=ACC)
+    # the reference: the same natural spline, sampled densely, is over the limit there
+    from scipy.interpolate import CubicSpline
+    knots = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(w, axis=0), axis=1))])
+    dense = CubicSpline(knots, w, bc_type='natural', axis=0)(
+        np.linspace(knots[1], knots[2], 1001))
+    assert dense[:, 0].max() > top
+    # a path whose spline stays inside (by the same reference) is accepted
+    w[1, 0], w[2, 0] = top - 0.05, 0.2
+    knots = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(w, axis=0), axis=1))])
+    dense = CubicSpline(knots, w, bc_type='natural', axis=0)(np.linspace(0, knots[-1], 5001))
+    assert np.all(dense <= cobot.position_upper) and np.all(dense >= cobot.position_lower)
+    assert retime(cobot, w, acceleration_limits=ACC).duration > 0.0
+
+
 def test_an_arm_too_weak_to_hold_the_path_is_refused(cobot):
     with pytest.raises(ValueError, match='effort limit to hold the arm'):
         retime(cobot, WAYPOINTS, acceleration_limits=ACC, effort_scale=0.01)
