@@ -78,6 +78,12 @@ SMOOTHING = 3
 #: Default share of each limit the check accepts at a sample (the rest covers the peaks
 #: between samples of smooth functions at ``check_rate``).
 DEFAULT_MARGIN = 1e-3
+#: Every limit factor starts at this share of ``1 - margin``. The quintic between the grid
+#: points overshoots TOPP-RA's profile on most pieces at the first check (median 0.5 %, up
+#: to 16 % on the 16 long-path benchmark cases) and a repair tightens a point by at least
+#: 2 %; starting 2 % lower made one repair round the rule (13 of 16 cases, against 6) with
+#: durations within 0.7 % (shorter in 12 of the 16).
+START_FACTOR = 0.98
 #: Stands for an infinite limit in the constraint rows.
 _BIG = 1e300
 
@@ -597,7 +603,7 @@ def retime(model, waypoints: ArrayLike, *, velocity_limits: LimitSpec = None,
         f_lo = np.where(dq < 0.0, -fmax, 0.0)
     problem = _Problem(s, dq, ddq, A, B, C, f_hi, f_lo, v, a, tau)
 
-    phi = np.full((3, len(s)), 1.0 - margin)
+    phi = np.full((3, len(s)), (1.0 - margin) * START_FACTOR)
     phi[1, :len(END_START)] *= END_START
     phi[1, -len(END_STOP):] *= END_STOP
     limit = 1.0 - margin
