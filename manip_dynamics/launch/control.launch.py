@@ -59,7 +59,7 @@ See docs/ROS2_CONTROL.md.
 """
 
 from launch import LaunchContext, LaunchDescription
-from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.actions import DeclareLaunchArgument, LogInfo, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
@@ -109,6 +109,17 @@ def _spawner(controllers: list[str], inactive: bool = False) -> Node:
                 arguments=arguments)
 
 
+def _delay_budget(text: str) -> float | None:
+    """Return the gains' delay budget [s] from its argument; None (2 cycles) when empty."""
+    if not text.strip():
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise LaunchArgumentError('gains_delay_budget:=%s: expected seconds or nothing'
+                                  % text) from None
+
+
 def _nodes(context: LaunchContext) -> list:
     """Check the arguments and the installed parts, then build the node actions."""
     def arg(name: str) -> str:
@@ -146,12 +157,13 @@ def _nodes(context: LaunchContext) -> list:
         # raised before any process starts: launch prints the line and exits 1
         raise LaunchArgumentError(missing_message(missing))
     urdf = arg('urdf')
+    warnings: list[str] = []
     try:
         description = with_hardware(
             robot_description(urdf, '' if urdf.strip() else arg('robot')), hardware)
         controllers = arg('controllers').strip() or write_parameters_file(
             controllers_parameters(description, update_rate,
-                                   float(arg('gains_delay_budget'))))
+                                   _delay_budget(arg('gains_delay_budget')), warnings))
     except LaunchArgumentError:
         raise
     except ValueError as exc:
@@ -166,7 +178,7 @@ def _nodes(context: LaunchContext) -> list:
               'command_joints': joints}
     priority = loop_priority(arg('thread_priority'))
     loop = {**follow, **priority}
-    nodes = [
+    nodes = [LogInfo(msg='control.launch.py: warning: ' + text) for text in warnings] + [
         description_node(state_publisher, description, False),
         Node(package='controller_manager', executable='ros2_control_node', output='screen',
              # it reads /robot_description (Jazzy's ros2_control >= 4.8; 4.0 to 4.7 read
@@ -184,7 +196,7 @@ def _nodes(context: LaunchContext) -> list:
                 package=PACKAGE, executable='feedforward_filter', name='feedforward_filter',
                 output='screen', parameters=[{
                     'use_sim_time': False, 'robot_description': description,
-                    'controller_name': TRAJECTORY_CONTROLLER}]))
+                    'controller_name': TRAJECTORY_CONTROLLER, **priority}]))
     if simulated:
         nodes.append(Node(
             package=PACKAGE, executable='simulator_node', name='simulator', output='screen',
@@ -239,18 +251,20 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('controllers', default_value='',
                               description='controller_manager parameter file; empty = '
                                           'written from the description'),
-        DeclareLaunchArgument('update_rate', default_value='250',
+        DeclareLaunchArgument('update_rate', default_value='500',
                               description='controller_manager update rate [Hz] of the '
-                                          'written parameter file'),
+                                          'written parameter file (500: the JTC gains '
+                                          'written for cobot7 outweigh gravity from there)'),
         DeclareLaunchArgument('gravity_compensation', default_value='true',
                               description='Start gravity_compensation_node, commanding '
                                           '/effort_controller/commands'),
         DeclareLaunchArgument('trajectory_controller', default_value='false',
                               description='Start trajectory_controller instead of the '
                                           'compensation'),
-        DeclareLaunchArgument('gains_delay_budget', default_value='0.016',
+        DeclareLaunchArgument('gains_delay_budget', default_value='',
                               description='Measurement age [s] the written JTC gains stay '
-                              'stable at, twice over (design_joint_gains)'),
+                              'stable at, twice over (design_joint_gains); empty = 2 update '
+                              'cycles'),
         DeclareLaunchArgument('feedforward_filter', default_value='true',
                               description='Start feedforward_filter (the FollowJointTrajectory '
                               'action for planners, in front of joint_trajectory_controller)'),

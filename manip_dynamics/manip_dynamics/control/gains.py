@@ -17,14 +17,21 @@ Joint PD gains for a real-time loop with a stated delay margin (joint_trajectory
 
 A decentralized PD loop ``u = p e + d (qd_d - qd) + effort_d`` (joint_trajectory_controller
 on the effort interface, the model's torque as feed-forward ``effort_d``) around a coupled
-arm: linearized about a pose with the feed-forward cancelling gravity and the velocity
-terms, the error obeys ``M(q) e'' = -P e - D e'`` (Craig eq. 6.59 with sec. 10.6's
-partitioned law, ``M`` with the rotor inertia). The loop runs at ``update_rate`` with a
-zero-order hold, and its measurement is ``delay`` update cycles old (topic hops between the
-hardware and controller_manager, a non-real-time machine's jitter). Per period ``T``:
+arm: linearized about a pose with the feed-forward cancelling the velocity terms and the
+gravity torques of the desired pose, the error obeys ``M(q) e'' = -(P + K) e - D e'``
+(Craig eq. 6.59 with sec. 10.6's partitioned law, ``M`` with the rotor inertia), where
+``K = dG/dq`` is the gravity stiffness: the gravity torques' change with the pose (the
+Hessian of the potential energy, symmetric), which the feed-forward of the desired pose
+leaves to the loop. Where ``K`` has a negative direction (a joint that gravity pulls further
+away, as cobot7's joint 3 at its ready pose, -16 N m/rad) the stiffness ``P`` must outweigh
+it, or the arm drifts away from a held pose however good the feed-forward. The loop runs at
+``update_rate`` with a zero-order hold, and its measurement is ``delay`` update cycles old
+(topic hops between the hardware and controller_manager, a non-real-time machine's jitter).
+Per period ``T``, with ``[A, B]`` the zero-order-hold discretization of
+``x' = [[0, I], [-M^-1 K, 0]] x + [[0], [M^-1]] u`` (for ``K = 0``: ``A = [[I, T I], [0,
+I]]``, ``B = [[T^2/2 M^-1], [T M^-1]]``):
 
-    x_{k+1} = A x_k + B u_k,   A = [[I, T I], [0, I]],   B = [[T^2/2 M^-1], [T M^-1]],
-    u_k = -[P, D] x_{k-delay}
+    x_{k+1} = A x_k + B u_k,   u_k = -[P, D] x_{k-delay}
 
 and the loop is stable when the spectral radius of that delayed system is below 1
 (:func:`spectral_radius`).
@@ -32,12 +39,24 @@ and the loop is stable when the spectral radius of that delayed system is below 
 :func:`design_joint_gains` chooses ``p_i = m_i w^2`` and ``d_i = 2 zeta sqrt(p_i m_i)``
 per joint, ``m_i = 1 / max_poses (M^-1)_ii`` (the smallest inertia joint i moves with the
 others free, over poses across the joint range, not one pose), with a stiffness floor for
-light joints (full effort at ``floor_error``, but at most :data:`FLOOR_CAP` x ``m_i w^2``),
+light joints (full effort at ``floor_error``, but at most :data:`FLOOR_CAP` x ``m_i w^2``)
 ``zeta = 1`` (critically damped at the lightest pose), and the bandwidth ``w`` the largest
 whose worst spectral radius over those poses stays below 1 at :data:`DELAY_MARGIN` times
 the delay budget: the gains tolerate twice the delay they are designed for. Constant joint
 gains on an arm whose inertia varies over its range are underdamped at the heavy poses
 (more damping costs bandwidth under delay): :attr:`JointGains.damping_ratio` says how much.
+
+Gravity: each joint's stiffness is first raised to :data:`GRAVITY_MARGIN` times the largest
+pull of gravity along it over the poses (``p_i >= GRAVITY_MARGIN x max_poses(-K_ii)``), and
+the bandwidth searched on the loop with ``K``. Where no bandwidth is then stable at the
+design delay (a light joint that gravity pulls hard needs more bandwidth than the delay
+allows), the gains are designed as without gravity (``K = 0``, no gravity floor) and
+:attr:`JointGains.hold_stiffness`, the least eigenvalue of ``P + K`` over the poses, says
+what is left: negative means a pose the gains cannot hold still with the feed-forward of
+the desired pose alone. Measured behind the real controller_manager (docs/ROS2_CONTROL.md):
+cobot7's joint 3 drifted away from its ready pose under the gravity-free 2-cycle design at
+250 Hz (``P + K`` has an eigenvalue of -8.3 N m/rad there); with a 2-cycle budget the
+gravity floor fits cobot7 from 500 Hz on, and gripper_arm at no rate tried.
 """
 
 from dataclasses import dataclass
@@ -61,6 +80,11 @@ FLOOR_CAP = 2.0
 DEFAULT_POSES = 12
 #: The gains are designed stable up to this many times the delay budget.
 DELAY_MARGIN = 2
+#: The gravity floor's factor: each joint at least this many times the largest pull of
+#: gravity along it over the poses (``-K_ii``; module docstring).
+GRAVITY_MARGIN = 2.0
+#: Step of the central differences of the gravity torques [rad or m].
+STIFFNESS_STEP = 1e-6
 
 
 @dataclass(frozen=True)
@@ -84,10 +108,56 @@ class JointGains:
     #: The largest delay [cycles] at which every pose is still stable (searched up to
     #: 2 x DELAY_MARGIN x the budget, that value when it is stable there too).
     delay_margin_cycles: int
+    #: The least eigenvalue of ``P + K`` over the poses [N m/rad]: negative where gravity
+    #: pulls a held pose away faster than the stiffness pulls it back (module docstring);
+    #: the design does not raise the gains for it (see there).
+    hold_stiffness: float
+
+
+def gravity_stiffness(model, q: ArrayLike) -> FloatArray:
+    """
+    Return ``K = dG/dq`` at pose ``q`` [N m/rad or N/m], shape (n, n), symmetric.
+
+    Central differences of the model's gravity torques (Craig eq. 6.59's ``G``, the torque
+    holding the arm still) with step :data:`STIFFNESS_STEP`; the mean of ``K`` and its
+    transpose (the Hessian of the potential energy is symmetric; the mean removes the
+    differences' round-off).
+    """
+    q = np.asarray(q, dtype=np.float64)
+    n = q.shape[0]
+    columns = []
+    for j in range(n):
+        step = np.zeros(n)
+        step[j] = STIFFNESS_STEP
+        columns.append((model.gravity_torques(q + step) - model.gravity_torques(q - step))
+                       / (2.0 * STIFFNESS_STEP))
+    k = np.array(columns).T
+    return 0.5 * (k + k.T)
+
+
+def _plant(mass_matrix: ArrayLike, stiffness: ArrayLike | None,
+           update_rate: float) -> tuple[FloatArray, FloatArray, int]:
+    """Return the zero-order-hold ``A`` (2n, 2n), ``B`` (2n, n) and n (module docstring)."""
+    m_inv = np.linalg.inv(np.asarray(mass_matrix, dtype=np.float64))
+    n = m_inv.shape[0]
+    period = 1.0 / float(update_rate)
+    eye = np.eye(n)
+    if stiffness is None or not np.any(stiffness):
+        a = np.block([[eye, period * eye], [np.zeros((n, n)), eye]])
+        b = np.vstack([0.5 * period * period * m_inv, period * m_inv])
+        return a, b, n
+    from scipy.linalg import expm
+    # [[A_c, B_c], [0, 0]] exponentiated over one period: [[A, B], [0, I]]
+    block = np.zeros((3 * n, 3 * n))
+    block[:n, n:2 * n] = eye
+    block[n:2 * n, :n] = -m_inv @ np.asarray(stiffness, dtype=np.float64)
+    block[n:2 * n, 2 * n:] = m_inv
+    step = expm(block * period)
+    return step[:2 * n, :2 * n], step[:2 * n, 2 * n:], n
 
 
 def spectral_radius(mass_matrix: ArrayLike, p: ArrayLike, d: ArrayLike, update_rate: float,
-                    delay_cycles: int) -> float:
+                    delay_cycles: int, stiffness: ArrayLike | None = None) -> float:
     """
     Return the spectral radius of the sampled PD loop about one pose (module docstring).
 
@@ -96,14 +166,12 @@ def spectral_radius(mass_matrix: ArrayLike, p: ArrayLike, d: ArrayLike, update_r
     :param d: Damping per joint [N m s/rad or N s/m], shape (n,).
     :param update_rate: Loop rate [Hz], > 0.
     :param delay_cycles: Age of the measurement [update cycles], >= 0.
+    :param stiffness: The gravity stiffness ``K`` at the pose (:func:`gravity_stiffness`),
+        shape (n, n); None = 0 (no gravity, or a gravity-free axis).
     :return: The largest eigenvalue magnitude of the closed loop (< 1: stable).
     """
-    m_inv = np.linalg.inv(np.asarray(mass_matrix, dtype=np.float64))
-    n = m_inv.shape[0]
-    period = 1.0 / float(update_rate)
+    a, b, n = _plant(mass_matrix, stiffness, update_rate)
     eye = np.eye(n)
-    a = np.block([[eye, period * eye], [np.zeros((n, n)), eye]])
-    b = np.vstack([0.5 * period * period * m_inv, period * m_inv])
     gain = np.hstack([np.diag(np.asarray(p, dtype=np.float64)),
                       np.diag(np.asarray(d, dtype=np.float64))])
     if delay_cycles == 0:
@@ -120,17 +188,20 @@ def spectral_radius(mass_matrix: ArrayLike, p: ArrayLike, d: ArrayLike, update_r
     return float(np.max(np.abs(np.linalg.eigvals(closed))))
 
 
-def damping_ratio(mass_matrix: ArrayLike, p: ArrayLike, d: ArrayLike) -> float:
+def damping_ratio(mass_matrix: ArrayLike, p: ArrayLike, d: ArrayLike,
+                  stiffness: ArrayLike | None = None) -> float:
     """
-    Return the least damping ratio of the continuous loop ``M e'' = -P e - D e'``.
+    Return the least damping ratio of the continuous loop ``M e'' = -(P + K) e - D e'``.
 
-    The modes of the coupled arm: eigenvalues ``s`` of ``[[0, I], [-M^-1 P, -M^-1 D]]``,
-    each with ratio ``-Re(s) / |s|`` (1 for a real pole).
+    The modes of the coupled arm: eigenvalues ``s`` of ``[[0, I], [-M^-1 (P + K), -M^-1
+    D]]``, each with ratio ``-Re(s) / |s|`` (1 for a real pole; negative: unstable).
+    ``stiffness``: ``K`` (:func:`gravity_stiffness`), None = 0.
     """
     m_inv = np.linalg.inv(np.asarray(mass_matrix, dtype=np.float64))
     n = m_inv.shape[0]
+    spring = np.diag(p) + (0.0 if stiffness is None else np.asarray(stiffness))
     system = np.block([[np.zeros((n, n)), np.eye(n)],
-                       [-m_inv @ np.diag(p), -m_inv @ np.diag(d)]])
+                       [-m_inv @ spring, -m_inv @ np.diag(d)]])
     poles = np.linalg.eigvals(system)
     size = np.abs(poles)
     ratios = np.where(size > 0.0, -poles.real / np.where(size > 0.0, size, 1.0), 1.0)
@@ -187,35 +258,53 @@ def design_joint_gains(model, update_rate: float, *, start: ArrayLike | None = N
         raise ValueError('poses must be finite, shape (K, %d), got %s' % (model.dof,
                                                                           poses.shape))
     masses = [model.mass_matrix(q, include_armature=True) for q in poses]
+    stiffnesses = [gravity_stiffness(model, q) for q in poses]
     inertia = 1.0 / np.max([np.diag(np.linalg.inv(m)) for m in masses], axis=0)
     effort = np.asarray(model.effort_limits, dtype=np.float64)
     floor = np.where(np.isfinite(effort) & (effort > 0.0) & (floor_error > 0.0),
                      effort / max(floor_error, 1e-300), 0.0)
-
-    def gains(w: float, zeta: float) -> tuple[FloatArray, FloatArray]:
-        base = inertia * w * w
-        p = np.minimum(np.maximum(base, floor), FLOOR_CAP * base)
-        return p, 2.0 * zeta * np.sqrt(p * inertia)
-
-    def worst(w: float, zeta: float, delay: int) -> float:
-        p, d = gains(w, zeta)
-        return max(spectral_radius(m, p, d, update_rate, delay) for m in masses)
-
+    # the gravity floor (module docstring); where it leaves no stable gains, none
+    lift = GRAVITY_MARGIN * np.maximum(np.max([-np.diag(k) for k in stiffnesses], axis=0), 0.0)
     zeta = 1.0
     design = DELAY_MARGIN * cycles
-    if worst(0.1, zeta, design) >= 1.0:
+
+    def gains(w: float, floor_of_gravity: FloatArray) -> tuple[FloatArray, FloatArray]:
+        base = inertia * w * w
+        p = np.maximum(np.minimum(np.maximum(base, floor), FLOOR_CAP * base), floor_of_gravity)
+        return p, 2.0 * zeta * np.sqrt(p * inertia)
+
+    def radius(w: float, floor_of_gravity: FloatArray, delay: int) -> float:
+        p, d = gains(w, floor_of_gravity)
+        gravity = stiffnesses if np.any(floor_of_gravity) else [None] * len(masses)
+        return max(spectral_radius(m, p, d, update_rate, delay, k)
+                   for m, k in zip(masses, gravity))
+
+    def bandwidth(floor_of_gravity: FloatArray) -> float | None:
+        if radius(0.1, floor_of_gravity, design) >= 1.0:
+            return None
+        low, high = 0.1, math.pi * update_rate   # the sampling's own limit
+        while high / low > 1.02:
+            middle = math.sqrt(low * high)
+            if radius(middle, floor_of_gravity, design) < 1.0:
+                low = middle
+            else:
+                high = middle
+        return low
+
+    w = bandwidth(lift) if np.any(lift) else None
+    if w is None:   # gravity cannot be outweighed at this budget: the loop without it
+        lift = np.zeros_like(lift)
+        w = bandwidth(lift)
+    if w is None:
         raise ValueError('no gains are stable with a delay of %d cycles at %g Hz: lower the '
                          'delay budget' % (design, update_rate))
-    low, high = 0.1, math.pi * update_rate   # the sampling's own limit
-    while high / low > 1.02:
-        middle = math.sqrt(low * high)
-        if worst(middle, zeta, design) < 1.0:
-            low = middle
-        else:
-            high = middle
-    w = low
-    p, d = gains(w, zeta)
-    ratio = min(damping_ratio(m, p, d) for m in masses)
+
+    def worst(w: float, zeta: float, delay: int) -> float:
+        return radius(w, lift, delay)
+    p, d = gains(w, lift)
+    ratio = min(damping_ratio(m, p, d, k if np.any(lift) else None)
+                for m, k in zip(masses, stiffnesses))
+    held = min(float(np.linalg.eigvalsh(np.diag(p) + k)[0]) for k in stiffnesses)
     stable, unstable = design, 2 * design + 1   # the margin: bisection on the delay
     if worst(w, zeta, unstable - 1) < 1.0:
         stable = unstable - 1
@@ -228,4 +317,4 @@ def design_joint_gains(model, update_rate: float, *, start: ArrayLike | None = N
     return JointGains(p=p, d=d, bandwidth=w, zeta=zeta, delay_cycles=cycles,
                       update_rate=float(update_rate),
                       spectral_radius=worst(w, zeta, cycles), damping_ratio=ratio,
-                      delay_margin_cycles=stable)
+                      delay_margin_cycles=stable, hold_stiffness=held)

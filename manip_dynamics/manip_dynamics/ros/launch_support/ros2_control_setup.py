@@ -72,6 +72,10 @@ TRAJECTORY_CONTROLLER = 'joint_trajectory_controller'
 #: joint outside the modelled chain) [N m/rad, N m s/rad]: small, it carries no load.
 UNMODELLED_GAINS = {'p': 1.0, 'd': 0.1}
 
+#: Default delay budget of the JTC gains control.launch.py writes [update cycles]: one cycle
+#: for the hardware's read and the command's write, one for the topic hops and jitter.
+DELAY_BUDGET_CYCLES = 2.0
+
 
 @dataclass(frozen=True)
 class Ros2ControlJoint:
@@ -340,7 +344,8 @@ def default_initial_positions(model: RobotModel, urdf_xml: str) -> FloatArray:
 
 
 def controllers_parameters(urdf_xml: str, update_rate: float,
-                           delay_budget: float | None = None) -> dict[str, Any]:
+                           delay_budget: float | None = None,
+                           warnings: list[str] | None = None) -> dict[str, Any]:
     """
     Return the controller_manager parameter file for a description's ros2_control joints.
 
@@ -358,9 +363,16 @@ def controllers_parameters(urdf_xml: str, update_rate: float,
         :func:`with_hardware`).
     :param update_rate: The controller_manager's update rate [Hz], a whole number >= 1.
     :param delay_budget: Age of the measurement JTC's gains must tolerate [s]; default
-        :data:`manip_dynamics.control.gains.DEFAULT_DELAY_BUDGET` (16 ms: two topic hops
-        and a loaded machine's jitter, as behind TopicBasedSystem); a driver inside
-        controller_manager reads in the same update: one cycle.
+        :data:`DELAY_BUDGET_CYCLES` update cycles (8 ms at 250 Hz; the designed gains stay
+        stable at twice that). Behind TopicBasedSystem and the simulator the real
+        controller_manager tracked with those gains and not with a 16 ms budget's, 4 times
+        softer: the arm left a 2 s plan at 2.6 times a velocity limit (the velocity terms
+        of a moving arm, which the design at rest leaves out, outweigh such soft damping;
+        docs/ROS2_CONTROL.md). A driver inside controller_manager reads in the same
+        update: one cycle.
+    :param warnings: A list that gets one line when the gains cannot hold every pose of the
+        joint range against gravity at this rate (:attr:`JointGains.hold_stiffness` < 0:
+        gravity outweighs the stiffness somewhere; the remedy is a higher update rate).
     :return: ``{node name: {'ros__parameters': {...}}}`` as a ROS 2 parameter file has it.
     :raises ValueError: No joint with an effort command interface, a bad update rate, or a
         description the dynamics model does not load.
@@ -374,11 +386,18 @@ def controllers_parameters(urdf_xml: str, update_rate: float,
         raise ValueError('no joint of the <ros2_control> block has an effort command '
                          'interface: the effort controller and the gravity compensation '
                          'need one per joint')
-    from manip_dynamics.control.gains import DEFAULT_DELAY_BUDGET, design_joint_gains
+    from manip_dynamics.control.gains import design_joint_gains
     model = RobotModel.from_urdf_string(urdf_xml)
     designed = design_joint_gains(
         model, float(update_rate), start=default_initial_positions(model, urdf_xml),
-        delay_budget=DEFAULT_DELAY_BUDGET if delay_budget is None else delay_budget)
+        delay_budget=(DELAY_BUDGET_CYCLES / float(update_rate) if delay_budget is None
+                      else delay_budget))
+    if designed.hold_stiffness < 0.0 and warnings is not None:
+        warnings.append(
+            'the joint_trajectory_controller gains written for %g Hz cannot hold every pose '
+            'of %s against gravity (least stiffness left %.1f N m/rad): a held pose may drift '
+            'away; a higher update_rate allows stiffer gains (cobot7: 500 Hz)'
+            % (update_rate, model.name, designed.hold_stiffness))
     gains = {}
     for name in joints:
         p, d = UNMODELLED_GAINS['p'], UNMODELLED_GAINS['d']

@@ -29,11 +29,13 @@ result passed on, a cancel passed down) or, with ``downstream: topic`` or withou
 control_msgs, to its topic ``/<controller_name>/joint_trajectory``.
 
 Holding: JTC holds a pose with its PID alone (its hold point has no effort), so an arm on the
-effort interface sags by ``g / p`` there. The node therefore sends JTC a hold of the current
-pose with its gravity torques (:func:`~manip_dynamics.control.plan_feedforward.hold_efforts`)
-when JTC becomes active (its ``~/controller_state``, which JTC publishes only while active,
-starts to flow; downstream topic: its topic subscriber appears), before any plan, and every
-forwarded plan ends on a point whose effort holds its last pose.
+effort interface sags by ``g / p`` there. The node therefore sends JTC a hold with gravity
+torques (:func:`~manip_dynamics.control.plan_feedforward.hold_efforts`) when JTC becomes
+active, before any plan: at once on JTC's first ``~/controller_state`` (which JTC publishes
+only while active), of the pose of the newest joint state stamped before it (the pose the
+previous controller held, before JTC's PID-only hold moved the arm); downstream topic: when
+its topic subscriber appears, of the current pose. Every forwarded plan ends on a point
+whose effort holds its last pose.
 
 Contact: a ``contact: true`` on ``<observer_namespace>/contact`` stamped at most
 ``max_contact_age`` before the newest joint state, while a plan runs, cancels the
@@ -47,6 +49,7 @@ from the pose where the arm stopped continues. A plan whose first point is farth
 contact), as the log does.
 """
 
+from collections import deque
 import sys
 import time
 from typing import Any
@@ -82,6 +85,8 @@ JOINT_STATES_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT
 WATCH_PERIOD = 0.2
 #: JTC counts as inactive after this long without its controller_state [s].
 ACTIVE_SILENCE = 1.0
+#: Joint states kept to find the pose from before JTC's first command (0.1 s at 1 kHz).
+RECENT_STATES = 100
 
 
 class FeedforwardFilterNode(GuardedNode):
@@ -126,6 +131,9 @@ class FeedforwardFilterNode(GuardedNode):
         self._model: RobotModel | None = None
         self._q: np.ndarray | None = None
         self._stamp = -1.0          # newest joint state's stamp [s]
+        # the last RECENT_STATES joint states (stamp, q): the pose before JTC's first command
+        self._recent: deque = deque(maxlen=RECENT_STATES)
+        self._before_jtc: np.ndarray | None = None
         self._running_until = -1.0  # topic downstream: the plan's end on the states' clock
         self._downstream_goal = None   # the downstream goal handle of the running plan
         self._upstream = None          # (upstream goal handle, reason holder) while running
@@ -229,9 +237,22 @@ class FeedforwardFilterNode(GuardedNode):
             return
         self._q = q
         self._stamp = stamp_seconds(msg.header.stamp)
+        self._recent.append((self._stamp, q))
 
     def _jtc_state(self, msg: Any) -> None:
-        self._jtc_state_wall = time.monotonic()
+        now = time.monotonic()
+        silent = now - self._jtc_state_wall >= ACTIVE_SILENCE
+        self._jtc_state_wall = now
+        if not self._jtc_seen:
+            # JTC has just become active and holds with its PID alone: the gravity hold goes
+            # out now, not at the next watch period (a soft arm sags fast meanwhile), and to
+            # the pose of the newest joint state stamped before JTC's first update, which its
+            # first command had not yet moved (the previous controller's hold)
+            if silent:
+                first = stamp_seconds(msg.header.stamp)
+                before = [q for stamp, q in self._recent if stamp < first]
+                self._before_jtc = before[-1] if before else None
+            self._watch_jtc()
 
     def _watch_jtc(self) -> None:
         """Send the hold when JTC becomes active (its state flows) or its topic appears."""
@@ -248,13 +269,14 @@ class FeedforwardFilterNode(GuardedNode):
         if present and not self._jtc_seen and self._q is not None and \
                 self._model is not None:
             self._jtc_seen = True
-            self._hold('JTC appeared (%s): holding the current pose with gravity torques '
-                       'before any plan' % (self._jtc_action if self._client
-                                            else self._jtc_topic))
+            pose, self._before_jtc = self._before_jtc, None
+            self._hold('JTC appeared (%s): holding the %s pose with gravity torques before any '
+                       'plan' % (self._jtc_action if self._client else self._jtc_topic,
+                                 'current' if pose is None else 'last held'), pose)
 
-    def _hold(self, why: str) -> None:
-        """Send JTC one point: the current pose, at rest, with its gravity torques."""
-        model, q = self._model, self._q
+    def _hold(self, why: str, pose: np.ndarray | None = None) -> None:
+        """Send JTC one point: ``pose`` (default the current one), at rest, with its gravity."""
+        model, q = self._model, self._q if pose is None else pose
         if model is None or q is None:
             return
         point = JointTrajectoryPoint(
