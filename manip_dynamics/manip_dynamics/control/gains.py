@@ -298,23 +298,20 @@ def design_joint_gains(model, update_rate: float, *, start: ArrayLike | None = N
     if w is None:
         raise ValueError('no gains are stable with a delay of %d cycles at %g Hz: lower the '
                          'delay budget' % (design, update_rate))
-
-    def worst(w: float, zeta: float, delay: int) -> float:
-        return radius(w, lift, delay)
     p, d = gains(w, lift)
     ratio = min(damping_ratio(m, p, d, k if np.any(lift) else None)
                 for m, k in zip(masses, stiffnesses))
     held = min(float(np.linalg.eigvalsh(np.diag(p) + k)[0]) for k in stiffnesses)
     stable, unstable = design, 2 * design + 1   # the margin: bisection on the delay
-    if worst(w, zeta, unstable - 1) < 1.0:
+    if radius(w, lift, unstable - 1) < 1.0:
         stable = unstable - 1
     while unstable - stable > 1:
         middle = (stable + unstable) // 2
-        if worst(w, zeta, middle) < 1.0:
+        if radius(w, lift, middle) < 1.0:
             stable = middle
         else:
             unstable = middle
     return JointGains(p=p, d=d, bandwidth=w, zeta=zeta, delay_cycles=cycles,
                       update_rate=float(update_rate),
-                      spectral_radius=worst(w, zeta, cycles), damping_ratio=ratio,
+                      spectral_radius=radius(w, lift, cycles), damping_ratio=ratio,
                       delay_margin_cycles=stable, hold_stiffness=held)
