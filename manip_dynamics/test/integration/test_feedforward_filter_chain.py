@@ -28,8 +28,6 @@ without feed-forward, Craig eq. 6.59's G over the stiffness), the URDF velocity 
 the push's own start time from the simulator.
 """
 
-import threading
-
 import numpy as np
 import pytest
 from ros_test_support import (call_service, read_log, require_interfaces, require_rclpy,
@@ -38,10 +36,7 @@ from ros_test_support import (call_service, read_log, require_interfaces, requir
 require_rclpy()
 require_interfaces()
 
-from builtin_interfaces.msg import Duration  # noqa: E402, I100
-from sensor_msgs.msg import JointState  # noqa: E402
-from std_msgs.msg import String  # noqa: E402
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
+from trajectory_msgs.msg import JointTrajectory  # noqa: E402, I100
 
 from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.bundled import urdf_path  # noqa: E402
@@ -49,9 +44,8 @@ from manip_dynamics.control.gains import design_joint_gains  # noqa: E402
 from manip_dynamics.demo.scenario import story_parameters  # noqa: E402
 from manip_dynamics.ros.launch_support.ros2_control_setup import (  # noqa: E402
     default_initial_positions)
-from manip_dynamics.ros.runtime.conversions import stamp_seconds  # noqa: E402
 from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
-from manip_dynamics_interfaces.msg import Contact  # noqa: E402
+from manip_dynamics.ros.testing.chain_watch import ChainWatch, quintic_plan  # noqa: E402
 from manip_dynamics_interfaces.srv import ApplyWrench  # noqa: E402
 
 pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.realtime]
@@ -66,47 +60,7 @@ PLAN_TIME = 2.0
 SETTLED = 0.05
 
 
-class Watch:
-    """Joint states, the filter's events and the contact flag, as received."""
-
-    def __init__(self, node) -> None:
-        self.lock = threading.Lock()
-        self.states: list = []
-        self.events: list = []
-        self.contacts: list = []
-        node.create_subscription(JointState, '/joint_states', self._state, 100)
-        node.create_subscription(String, '/feedforward_filter/events', self._event, 100)
-        node.create_subscription(Contact, '/external_torque_observer/contact',
-                                 self._contact, 100)
-        self.plans = node.create_publisher(JointTrajectory,
-                                           '/feedforward_filter/joint_trajectory', 10)
-
-    def _state(self, msg) -> None:
-        with self.lock:
-            self.states.append((stamp_seconds(msg.header.stamp), np.array(msg.position),
-                                np.array(msg.velocity)))
-
-    def _event(self, msg) -> None:
-        with self.lock:
-            self.events.append(msg.data)
-
-    def _contact(self, msg) -> None:
-        with self.lock:
-            self.contacts.append((stamp_seconds(msg.header.stamp), bool(msg.contact)))
-
-    def since(self, stamp: float) -> tuple:
-        """(stamps, positions, velocities) of the states stamped at or after ``stamp``."""
-        with self.lock:
-            rows = [s for s in self.states if s[0] >= stamp]
-        return (np.array([r[0] for r in rows]), np.array([r[1] for r in rows]),
-                np.array([r[2] for r in rows]))
-
-    def last(self) -> tuple:
-        with self.lock:
-            return self.states[-1]
-
-
-def wait_simulated(watch: Watch, seconds: float) -> None:
+def wait_simulated(watch: ChainWatch, seconds: float) -> None:
     """
     Wait until the joint states' stamps (simulated time) advance by ``seconds``.
 
@@ -120,27 +74,7 @@ def wait_simulated(watch: Watch, seconds: float) -> None:
                'simulated time did not advance by %g s' % seconds)
 
 
-def quintic_plan(names, qa: np.ndarray, qb: np.ndarray, duration: float, points: int = 60):
-    """A planner's plan: a rest-to-rest quintic, timed, positions/velocities/accelerations."""
-    t = np.linspace(0.0, duration, points)
-    s = t / duration
-    h = 10 * s ** 3 - 15 * s ** 4 + 6 * s ** 5
-    hd = (30 * s ** 2 - 60 * s ** 3 + 30 * s ** 4) / duration
-    hdd = (60 * s - 180 * s ** 2 + 120 * s ** 3) / duration ** 2
-    msg = JointTrajectory(joint_names=list(names))
-    for k in range(points):
-        sec, nanosec = divmod(int(round(t[k] * 1e9)), 1_000_000_000)
-        msg.points.append(JointTrajectoryPoint(
-            positions=(qa + h[k] * (qb - qa)).tolist(), velocities=(hd[k] * (qb - qa)).tolist(),
-            accelerations=(hdd[k] * (qb - qa)).tolist(),
-            time_from_start=Duration(sec=sec, nanosec=nanosec)))
-
-    def desired(tt: np.ndarray) -> np.ndarray:
-        return qa + np.interp(tt, t, h)[:, None] * (qb - qa)
-    return msg, desired
-
-
-def tracking_rms(watch: Watch, sent: float, desired, qa: np.ndarray) -> float:
+def tracking_rms(watch: ChainWatch, sent: float, desired, qa: np.ndarray) -> float:
     """RMS of q - q_d over the plan, its start taken where the arm starts to move."""
     ts, qs, _ = watch.since(sent)
     moving = np.flatnonzero(np.abs(qs - qa).max(axis=1) > 1e-4)
@@ -157,7 +91,9 @@ def run_chain(feedforward: bool, xml: str, model: RobotModel, q0: np.ndarray) ->
     out = {'gains': gains}
     procs = {}
     with spun_node('feedforward_chain_probe') as probe:
-        watch = Watch(probe)
+        watch = ChainWatch(probe, names)
+        plans = probe.create_publisher(JointTrajectory, '/feedforward_filter/joint_trajectory',
+                                       10)
         try:
             procs['simulator'] = start_node('simulator_node', 'simulator', {
                 'robot_description': xml, 'joint_commands_topic': '/sim/joint_commands',
@@ -191,7 +127,7 @@ def run_chain(feedforward: bool, xml: str, model: RobotModel, q0: np.ndarray) ->
             qa = watch.last()[1]
             plan, desired = quintic_plan(names, qa, q0 + MOVE, PLAN_TIME)
             sent = watch.last()[0]
-            watch.plans.publish(plan)
+            plans.publish(plan)
             wait_simulated(watch, PLAN_TIME + 1.5)
             out['rms'] = tracking_rms(watch, sent, desired, qa)
             _, _, vs = watch.since(sent)
@@ -203,7 +139,7 @@ def run_chain(feedforward: bool, xml: str, model: RobotModel, q0: np.ndarray) ->
             out['end_error'] = np.abs(watch.last()[1] - (q0 + MOVE))
             # back towards q0, pushed halfway: flagged, stopped, held; then continued
             plan, _ = quintic_plan(names, watch.last()[1], q0, PLAN_TIME)
-            watch.plans.publish(plan)
+            plans.publish(plan)
             wait_simulated(watch, 0.7)
             push = ApplyWrench.Request(link='cobot7_link7', frame='world', duration=0.3)
             push.wrench.force.x = 15.0
@@ -219,7 +155,7 @@ def run_chain(feedforward: bool, xml: str, model: RobotModel, q0: np.ndarray) ->
             out['held_drift'] = float(np.max(np.ptp(qs, axis=0)))
             out['stopped_at'] = watch.last()[1]
             plan, _ = quintic_plan(names, watch.last()[1], q0, PLAN_TIME)
-            watch.plans.publish(plan)
+            plans.publish(plan)
             wait_simulated(watch, PLAN_TIME + 1.0)
             out['continued_error'] = np.abs(watch.last()[1] - q0)
             with watch.lock:

@@ -47,7 +47,7 @@ import threading
 import time
 import xml.etree.ElementTree as ElementTree
 
-from launch_support import ros2_control_missing, ros2_launch_missing
+from launch_support import call_service, ros2_control_missing, ros2_launch_missing
 import numpy as np
 import pytest
 
@@ -86,19 +86,15 @@ import rclpy  # noqa: E402, I100
 from rclpy.action import ActionClient  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 
-from builtin_interfaces.msg import Duration  # noqa: E402, I100
-from control_msgs.action import FollowJointTrajectory  # noqa: E402
+from control_msgs.action import FollowJointTrajectory  # noqa: E402, I100
 from controller_manager_msgs.srv import ListControllers, SwitchController  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
-from std_msgs.msg import String  # noqa: E402
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
+from trajectory_msgs.msg import JointTrajectory  # noqa: E402, I100
 
 from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.control.gains import design_joint_gains  # noqa: E402
-from manip_dynamics.ros.runtime.conversions import stamp_seconds  # noqa: E402
 from manip_dynamics.ros.runtime.node_runtime import apply_thread_priority  # noqa: E402
-from manip_dynamics_interfaces.msg import Contact  # noqa: E402
+from manip_dynamics.ros.testing.chain_watch import ChainWatch, quintic_plan  # noqa: E402
 from manip_dynamics_interfaces.srv import ApplyWrench  # noqa: E402
 
 #: controller_manager's update rate: cobot7's gains hold every pose against gravity from
@@ -116,82 +112,12 @@ LOOP_PRIORITY = 50
 STARTUP = 90.0
 
 
-class Watch:
-    """Joint states (in ``names``' order), the filter's events and the contact flag."""
-
-    def __init__(self, node, names: list) -> None:
-        self.names = list(names)
-        self.lock = threading.Lock()
-        self.states: list = []
-        self.events: list = []
-        self.contacts: list = []
-        node.create_subscription(JointState, '/joint_states', self._state, 100)
-        node.create_subscription(String, '/feedforward_filter/events', self._event, 100)
-        node.create_subscription(Contact, '/external_torque_observer/contact',
-                                 self._contact, 100)
-
-    def _state(self, msg) -> None:
-        # joint_state_broadcaster lists the joints in its own order
-        order = [list(msg.name).index(n) for n in self.names]
-        with self.lock:
-            self.states.append((stamp_seconds(msg.header.stamp),
-                                np.array(msg.position)[order], np.array(msg.velocity)[order]))
-
-    def _event(self, msg) -> None:
-        with self.lock:
-            self.events.append(msg.data)
-
-    def _contact(self, msg) -> None:
-        with self.lock:
-            self.contacts.append((stamp_seconds(msg.header.stamp), bool(msg.contact)))
-
-    def since(self, stamp: float) -> tuple:
-        """(stamps, positions, velocities) of the states stamped at or after ``stamp``."""
-        with self.lock:
-            rows = [s for s in self.states if s[0] >= stamp]
-        return (np.array([r[0] for r in rows]), np.array([r[1] for r in rows]),
-                np.array([r[2] for r in rows]))
-
-    def last(self) -> tuple:
-        with self.lock:
-            return self.states[-1]
-
-
 def wait_until(predicate, timeout: float, what: str) -> None:
     """Poll ``predicate`` until true; fail naming ``what`` after ``timeout`` [s]."""
     deadline = time.monotonic() + timeout
     while not predicate():
         assert time.monotonic() < deadline, what
         time.sleep(0.02)
-
-
-def call(node, srv_type, name: str, request, timeout: float = 30.0):
-    """Call a service from the spun test node and return the answer."""
-    client = node.create_client(srv_type, name)
-    assert client.wait_for_service(timeout_sec=timeout), 'no service %s' % name
-    future = client.call_async(request)
-    wait_until(future.done, timeout, 'no answer from %s' % name)
-    return future.result()
-
-
-def quintic_plan(names, qa: np.ndarray, qb: np.ndarray, duration: float, points: int = 60):
-    """A planner's plan: a rest-to-rest quintic, timed, without efforts."""
-    t = np.linspace(0.0, duration, points)
-    s = t / duration
-    h = 10 * s ** 3 - 15 * s ** 4 + 6 * s ** 5
-    hd = (30 * s ** 2 - 60 * s ** 3 + 30 * s ** 4) / duration
-    hdd = (60 * s - 180 * s ** 2 + 120 * s ** 3) / duration ** 2
-    msg = JointTrajectory(joint_names=list(names))
-    for k in range(points):
-        sec, nanosec = divmod(int(round(t[k] * 1e9)), 1_000_000_000)
-        msg.points.append(JointTrajectoryPoint(
-            positions=(qa + h[k] * (qb - qa)).tolist(), velocities=(hd[k] * (qb - qa)).tolist(),
-            accelerations=(hdd[k] * (qb - qa)).tolist(),
-            time_from_start=Duration(sec=sec, nanosec=nanosec)))
-
-    def desired(tt: np.ndarray) -> np.ndarray:
-        return qa + np.interp(tt, t, h)[:, None] * (qb - qa)
-    return msg, desired
 
 
 #: The share of a plan's move at which its start is placed (a rest-to-rest quintic's start is
@@ -201,7 +127,7 @@ ONSET_TIME = float(min(r.real for r in np.roots([6.0, -15.0, 10.0, 0.0, 0.0, -ON
                        if abs(r.imag) < 1e-9 and 0.0 < r.real < 1.0))
 
 
-def tracking_rms(watch: Watch, sent: float, desired, qa: np.ndarray) -> float:
+def tracking_rms(watch: ChainWatch, sent: float, desired, qa: np.ndarray) -> float:
     """RMS of q - q_d over the plan, its start placed where the arm has made ONSET of it."""
     ts, qs, _ = watch.since(sent)
     span = desired(np.array([PLAN_TIME]))[0] - qa
@@ -270,7 +196,7 @@ def test_plans_through_filter_and_jtc_hold_move_stop_on_push_and_continue(launch
     gains = design_joint_gains(model, RATE, delay_budget=DELAY_BUDGET)
     rclpy.init()
     node = rclpy.create_node('test_control_motion')
-    watch = Watch(node, names)
+    watch = ChainWatch(node, names)
     through_filter = ActionClient(node, FollowJointTrajectory,
                                   '/feedforward_filter/follow_joint_trajectory')
     straight = ActionClient(node, FollowJointTrajectory,
@@ -292,7 +218,7 @@ def test_plans_through_filter_and_jtc_hold_move_stop_on_push_and_continue(launch
             assert proc.poll() is None, 'the launch ended:\n' + _log(log)[-3000:]
             client = node.create_client(ListControllers, '/controller_manager/list_controllers')
             if client.wait_for_service(timeout_sec=1.0):
-                states = {c.name: c.state for c in call(
+                states = {c.name: c.state for c in call_service(
                     node, ListControllers, '/controller_manager/list_controllers',
                     ListControllers.Request()).controller}
                 if (states.get('joint_state_broadcaster') == 'active'
@@ -316,8 +242,8 @@ def test_plans_through_filter_and_jtc_hold_move_stop_on_push_and_continue(launch
             deactivate_controllers=['effort_controller'],
             strictness=SwitchController.Request.STRICT)
         switched = time.time()   # the joint states' stamps: controller_manager's clock
-        assert call(node, SwitchController, '/controller_manager/switch_controller',
-                    switch).ok
+        assert call_service(node, SwitchController,
+                            '/controller_manager/switch_controller', switch).ok
         wait_until(lambda: any(e.startswith('hold: JTC appeared') for e in watch.events),
                    10.0, 'the filter did not hold when JTC became active: %s' % watch.events)
         time.sleep(3.0)
@@ -344,7 +270,7 @@ def test_plans_through_filter_and_jtc_hold_move_stop_on_push_and_continue(launch
         # on the joint states' clock (controller_manager's system time, as time.time()): the
         # simulator's own start_time is its start plus its simulated time, which drifts
         pushed_at = time.time()
-        answer = call(node, ApplyWrench, '/simulator/apply_wrench', push, 10.0)
+        answer = call_service(node, ApplyWrench, '/simulator/apply_wrench', push, 10.0)
         answered_at = time.time()   # the push has begun by then
         assert answer.success, answer.message
         wait_until(result.done, PLAN_TIME + 20.0, 'the pushed plan did not end')

@@ -1,0 +1,113 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Test support for the planner -> feedforward_filter -> JTC chain: what a test watches and sends.
+
+Shared by the CI chain test (behind the controller_manager stand-in) and the launch test
+against the real controller_manager: :class:`ChainWatch` keeps the joint states, the
+filter's events and the observer's contact flag as they arrive; :func:`quintic_plan` is a
+planner's kinematically timed plan.
+"""
+
+import threading
+from typing import Any, Callable, Sequence
+
+from builtin_interfaces.msg import Duration
+import numpy as np
+from sensor_msgs.msg import JointState
+from std_msgs.msg import String
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+from manip_dynamics.ros.runtime.conversions import stamp_seconds
+from manip_dynamics_interfaces.msg import Contact
+
+
+class ChainWatch:
+    """
+    Joint states, the filter's events and the contact flag, as received (thread-safe).
+
+    ``states``: (stamp [s], positions, velocities) per /joint_states message, the joints in
+    ``names``' order (joint_state_broadcaster lists them in its own); ``events``: the
+    filter's ``~/events`` lines; ``contacts``: (stamp [s], contact) per observer message.
+    """
+
+    def __init__(self, node: Any, names: Sequence[str]) -> None:
+        """Subscribe ``node`` to the three topics (spin it elsewhere)."""
+        self.names = list(names)
+        self.lock = threading.Lock()
+        self.states: list = []
+        self.events: list = []
+        self.contacts: list = []
+        node.create_subscription(JointState, '/joint_states', self._state, 100)
+        node.create_subscription(String, '/feedforward_filter/events', self._event, 100)
+        node.create_subscription(Contact, '/external_torque_observer/contact',
+                                 self._contact, 100)
+
+    def _state(self, msg: JointState) -> None:
+        order = [list(msg.name).index(n) for n in self.names]
+        with self.lock:
+            self.states.append((stamp_seconds(msg.header.stamp),
+                                np.array(msg.position)[order], np.array(msg.velocity)[order]))
+
+    def _event(self, msg: String) -> None:
+        with self.lock:
+            self.events.append(msg.data)
+
+    def _contact(self, msg: Contact) -> None:
+        with self.lock:
+            self.contacts.append((stamp_seconds(msg.header.stamp), bool(msg.contact)))
+
+    def since(self, stamp: float) -> tuple:
+        """Return (stamps [s], positions, velocities) of the states stamped at or after it."""
+        with self.lock:
+            rows = [s for s in self.states if s[0] >= stamp]
+        return (np.array([r[0] for r in rows]), np.array([r[1] for r in rows]),
+                np.array([r[2] for r in rows]))
+
+    def last(self) -> tuple:
+        """Return the newest state received: (stamp [s], positions, velocities)."""
+        with self.lock:
+            return self.states[-1]
+
+
+Desired = Callable[[np.ndarray], np.ndarray]
+
+
+def quintic_plan(names: Sequence[str], qa: np.ndarray, qb: np.ndarray, duration: float,
+                 points: int = 60) -> tuple[JointTrajectory, Desired]:
+    """
+    Return a planner's plan from ``qa`` to ``qb`` (n,) [rad or m] and its desired positions.
+
+    A rest-to-rest quintic over ``duration`` [s], ``points`` points with positions,
+    velocities and accelerations and no efforts (timed kinematically, as MoveIt's time
+    parameterizations time one); the function maps times since the start (T,) to the
+    desired positions (T, n).
+    """
+    t = np.linspace(0.0, duration, points)
+    s = t / duration
+    h = 10 * s ** 3 - 15 * s ** 4 + 6 * s ** 5
+    hd = (30 * s ** 2 - 60 * s ** 3 + 30 * s ** 4) / duration
+    hdd = (60 * s - 180 * s ** 2 + 120 * s ** 3) / duration ** 2
+    msg = JointTrajectory(joint_names=list(names))
+    for k in range(points):
+        sec, nanosec = divmod(int(round(t[k] * 1e9)), 1_000_000_000)
+        msg.points.append(JointTrajectoryPoint(
+            positions=(qa + h[k] * (qb - qa)).tolist(), velocities=(hd[k] * (qb - qa)).tolist(),
+            accelerations=(hdd[k] * (qb - qa)).tolist(),
+            time_from_start=Duration(sec=sec, nanosec=nanosec)))
+
+    def desired(tt: np.ndarray) -> np.ndarray:
+        return qa + np.interp(tt, t, h)[:, None] * (qb - qa)
+    return msg, desired
