@@ -346,6 +346,7 @@ class RobotModel:
     gravity_torques = _calls.gravity_torques
     coriolis_torques = _calls.coriolis_torques
     nonlinear_effects = _calls.nonlinear_effects
+    path_terms = _calls.path_terms
     mass_matrix = _calls.mass_matrix
     coriolis_matrix = _calls.coriolis_matrix
     friction_torques = _calls.friction_torques

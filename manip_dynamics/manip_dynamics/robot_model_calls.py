@@ -53,6 +53,7 @@ _NDARRAY = np.ndarray
 _FLOAT64 = np.dtype(np.float64)
 _STATE_ARGS = {2: ('q', 'qd'), 3: ('q', 'qd', 'qdd')}
 _FD_ARGS = ('q', 'qd', 'tau')
+_PATH_ARGS = ('q', "q'", "q''")
 _NO_FEXT = np.zeros((0, 6))
 _EYE4 = np.eye(4)
 _ID = _ops.INVERSE_DYNAMICS
@@ -465,6 +466,36 @@ def inverse_dynamics(model, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *,
     if include_friction or include_armature:
         _add_joint_terms(model, res, q2, qd2, qdd2, include_friction, include_armature)
     return res
+
+
+def path_terms(model, q: ArrayLike, dq: ArrayLike, ddq: ArrayLike, *,
+               include_armature: bool = False) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """
+    Return the terms ``A, B, C`` of the joint torques along a path ``q(s)``.
+
+    Along a path with ``qd = q' sd`` and ``qdd = q' sdd + q'' sd^2``, Craig eq. 6.59
+    ``tau = M(q) qdd + V(q, qd) + G(q)`` becomes ``tau = A sdd + B sd^2 + C`` with
+    ``A = M q'``, ``B = M q'' + V(q, q')`` (V is quadratic in the velocity) and ``C = G``,
+    plus ``armature * q'`` in A and ``armature * q''`` in B when asked; friction is not
+    included (it is not quadratic in sd). One set of joint transforms per state for the
+    three Newton-Euler passes (:data:`~manip_dynamics.algorithms.kernels.PATH_TERMS`).
+
+    :param q: Positions on the path [rad or m], shape (N, n).
+    :param dq: ``dq/ds`` there, same shape; ``ddq`` ``d^2q/ds^2``.
+    :param include_armature: Add the rotor inertias to M.
+    :return: ``A, B, C`` [N m or N per unit of sdd, sd^2, 1], each (N, n).
+    :raises InputError: Wrong shape, NaN/inf, or an overflow (named).
+    """
+    (q2, dq2, ddq2), _ = model._states(_PATH_ARGS, q, dq, ddq)
+    count, n = q2.shape
+    res = np.empty((count, 3, n))
+    code = model._run(_K.dynamics, (_ops.PATH_TERMS, model._ints, model._flat,
+                                    bool(include_armature), model._base_acc),
+                      [q2.reshape(-1), dq2.reshape(-1), ddq2.reshape(-1)],
+                      res.reshape(-1), 3 * n, _NO_FEXT)
+    if code:
+        model._raise_code(code, _PATH_ARGS, [q2, dq2, ddq2])
+    return res[:, 0], res[:, 1], res[:, 2]
 
 
 def _add_joint_terms(model, res: FloatArray, q: FloatArray, qd: FloatArray, qdd: FloatArray,

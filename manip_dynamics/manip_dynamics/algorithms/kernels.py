@@ -56,6 +56,11 @@ _JIT = JIT_OPTIONS
 INVERSE_DYNAMICS = 0
 FD_CHOLESKY = 1
 FD_ABA = 2
+#: The path terms ``A = M(q) q'``, ``B = M(q) q'' + C(q, q') q'``, ``C = g(q)`` of
+#: ``tau = A sdd + B sd^2 + C`` along a path ``q(s)`` (Craig eq. 6.59 with ``qd = q' sd``,
+#: ``qdd = q' sdd + q'' sd^2``): ``qd`` holds q', ``x`` q'', ``out`` (3 N n,) A, B, C per
+#: state; one set of joint transforms for the three Newton-Euler passes.
+PATH_TERMS = 3
 #: ``op`` codes of :func:`matrices`.
 MASS_MATRIX = 0
 CORIOLIS_MATRIX = 1
@@ -71,15 +76,16 @@ DYNAMICS_SIG = 'i8(i8, i8[::1], f8[::1], b1, f8[::1], f8[:], f8[:], f8[:], f8[:,
 @njit(**_JIT)
 def dynamics(op, ints, flat, use_armature, base_acc, q, qd, x, fext, out):
     """
-    Inverse (``op`` INVERSE_DYNAMICS) or forward (FD_CHOLESKY, FD_ABA) dynamics.
+    Inverse (``op`` INVERSE_DYNAMICS), forward (FD_CHOLESKY, FD_ABA) dynamics, path terms.
 
-    :param use_armature: Add the packed rotor inertias to M's diagonal (forward only).
+    :param use_armature: Add the packed rotor inertias to M's diagonal (forward dynamics
+        and PATH_TERMS only).
     :param base_acc: Acceleration of the root [m/s^2], (3,): ``-gravity``, or zeros.
     :param q: Joint positions (N n,); ``qd`` velocities; ``x`` accelerations (inverse) or
         torques net of friction (forward).
     :param fext: Body wrenches ``[f; tau]`` in body frames about body origins: (0, 6) for
         none, (n, 6) shared by all states or (N n, 6).
-    :param out: Torques or accelerations written here, (N n,).
+    :param out: Torques or accelerations written here, (N n,); PATH_TERMS: (3 N n,).
     :return: Status code, 4 per state (q, qd, x, result).
     """
     parent, kind, axis, R_tree, p_tree, mass, com, inertia, armature = unpack(ints, flat)
@@ -87,6 +93,7 @@ def dynamics(op, ints, flat, use_armature, base_acc, q, qd, x, fext, out):
     N = q.shape[0] // n if n else 0
     aba = op == FD_ABA
     chol = op == FD_CHOLESKY
+    terms = op == PATH_TERMS
     # few allocations (about 30 ns each; a reshaped view of one buffer costs about as
     # much): R and the (n, 3, 3) blocks of ABA or CRBA share one, as C-ordered slices
     mats = np.empty((5 if aba else (2 if chol else 1), n, 3, 3))
@@ -108,6 +115,7 @@ def dynamics(op, ints, flat, use_armature, base_acc, q, qd, x, fext, out):
     q_s, qd_s, x_s, res, s5, s6 = st[0], st[1], st[2], st[3], st[5], st[6]
     p, w, wd, vd, f, t = vec[0], vec[1], vec[2], vec[3], vec[4], vec[5]
     acc_in = zero if chol else x_s
+    still = np.zeros(3)  # the root's acceleration without gravity (PATH_TERMS)
     for k in range(N):
         lo = k * n
         if not load_state(q, lo, q_s):
@@ -124,6 +132,22 @@ def dynamics(op, ints, flat, use_armature, base_acc, q, qd, x, fext, out):
                              base_acc, R, p, qd_s, x_s, fe, use_fext, vec[7:], s5, s6,
                              blocks, blk, res):
                 return -1 - k
+        elif terms:
+            # A = M q' and B = M q'' + C(q, q') q' without gravity, then C = g(q)
+            rnea_state(parent, kind, axis, mass, com, inertia, still, R, p, zero, qd_s,
+                       fe, False, w, wd, vd, f, t, s5)
+            rnea_state(parent, kind, axis, mass, com, inertia, still, R, p, qd_s, x_s,
+                       fe, False, w, wd, vd, f, t, s6)
+            rnea_state(parent, kind, axis, mass, com, inertia, base_acc, R, p, zero, zero,
+                       fe, False, w, wd, vd, f, t, res)
+            if use_armature:
+                for i in range(n):
+                    s5[i] += armature[i] * qd_s[i]
+                    s6[i] += armature[i] * x_s[i]
+            if not (store_state(s5, out, 3 * lo) and store_state(s6, out, 3 * lo + n)
+                    and store_state(res, out, 3 * lo + 2 * n)):
+                return 4 + 4 * k
+            continue
         else:
             rnea_state(parent, kind, axis, mass, com, inertia, base_acc, R, p, qd_s, acc_in,
                        fe, use_fext, w, wd, vd, f, t, res)

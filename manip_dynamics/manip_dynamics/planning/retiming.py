@@ -33,8 +33,10 @@ exceed a limit between grid points. Every piece of the result (one grid interval
 sampled on its own time, first at a few points with a bound on what lies between them (the
 samples' curvature; :func:`.reachability.limit_usage`), and where that bound does not prove
 the piece within the limits, equally spaced at ``check_rate`` (4 kHz) or closer, at least
-four points inside; velocities, accelerations and torques (the model's inverse dynamics
-with its real friction at the sampled velocity) are compared with the limits, and where a
+four points inside; velocities and accelerations (from the spline) and torques (the
+model's inverse dynamics along the path at the grid points, interpolated, plus a bound of
+the interpolation's error, with the real friction at the sampled velocity) are compared
+with the limits, and where a
 piece uses more than ``1 - margin`` of one, the limits of the grid points around it are
 tightened by the ratio (at least 3 %) and the profile recomputed. A repair changes the
 profile near the tightened points only: the pieces whose ends (duration, ``sd``, ``sdd``)
@@ -52,7 +54,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from manip_dynamics.planning.limits import limit_vector, LimitSpec, read_joint_limits_yaml
 from manip_dynamics.planning.reachability import (
-    controllable_sets, forward_profile, limit_usage)
+    controllable_sets, CURVE_SAFETY, forward_profile, limit_usage, scale_rows)
 
 FloatArray = NDArray[np.float64]
 
@@ -66,15 +68,18 @@ END_REFINEMENT = np.array([1.0 / 256, 1.0 / 64, 1.0 / 16, 1.0 / 4])
 #: Measured on those cases: 1 to 2 repair rounds fewer, durations 0.03 to 0.25 % longer.
 END_START = np.array([0.53, 0.53, 0.865, 0.865, 0.96, 0.96])
 END_STOP = np.array([0.96, 0.96, 0.96, 0.848, 0.468, 0.53])
-#: Rows of the path-term table per grid interval (see _usage).
-TABLE_POINTS = 2
 #: Check points inside each refined end interval.
 END_CHECK_POINTS = 40
 #: Points inside a piece of the coarse first check (see reachability.limit_usage): a piece
 #: it proves within the limits is not sampled at ``check_rate``.
 COARSE_CHECK_POINTS = 6
 #: Half-width of the moving average applied to TOPP-RA's ``sd^2`` profile [grid points].
-SMOOTHING = 3
+SMOOTHING = 2
+#: Default grid points per waypoint segment. Measured on the 16 long-path benchmark cases
+#: (2 to 20 waypoints): 50 (with SMOOTHING 3) took 1.1 to 1.4 times TOPP-RA's time on 201
+#: points for 20 waypoints; 35 with SMOOTHING 2 gives durations 0.3 to 1.0 % longer than
+#: that, in 0.7 to 0.95 of the time, every limit still kept.
+GRID_PER_SEGMENT = 35
 #: Default share of each limit the check accepts at a sample (the rest covers the peaks
 #: between samples of smooth functions at ``check_rate``).
 DEFAULT_MARGIN = 1e-3
@@ -303,26 +308,28 @@ def _spline_range(path) -> tuple[FloatArray, FloatArray]:
 def _grid(knots: FloatArray, grid_points: int | None) -> tuple[FloatArray, NDArray[np.int64]]:
     """Return grid points containing every knot, spaced by length, and the knots' indices."""
     segments = len(knots) - 1
-    total = (int(np.clip(50 * segments, 150, 1500)) if grid_points is None
+    total = (int(np.clip(GRID_PER_SEGMENT * segments, 150, 1500)) if grid_points is None
              else int(grid_points))
     if total < segments * 2:
         raise ValueError('grid_points must be at least 2 per waypoint segment (%d)'
                          % (2 * segments))
-    length = knots[-1] - knots[0]
-    parts = [np.array([knots[0]])]
-    index = [0]
-    for k in range(segments):
-        m = max(2, int(math.ceil(total * (knots[k + 1] - knots[k]) / length)))
-        parts.append(np.linspace(knots[k], knots[k + 1], m + 1)[1:])
-        index.append(index[-1] + m)
-    grid = np.concatenate(parts)
+    span = np.diff(knots)
+    m = np.maximum(2, np.ceil(total * span / (knots[-1] - knots[0])).astype(np.int64))
+    ends = np.cumsum(m)
+    # m[k] equal steps in segment k, its end the knot itself
+    seg = np.repeat(np.arange(segments), m)
+    step = np.arange(1, ends[-1] + 1) - np.repeat(ends - m, m)
+    inner = knots[seg] + span[seg] * (step / m[seg])
+    inner[ends - 1] = knots[1:]
+    grid = np.concatenate([knots[:1], inner])
+    index = np.concatenate([[0], ends])
     # geometric refinement of the first and last cells: the pieces that ramp the
     # acceleration from 0 at rest to the profile's are then short (in time and length)
     first, last = grid[1] - grid[0], grid[-1] - grid[-2]
     head = grid[0] + first * END_REFINEMENT
     tail = grid[-1] - last * END_REFINEMENT[::-1]
     grid = np.concatenate([grid[:1], head, grid[1:-1], tail, grid[-1:]])
-    index = np.array(index, dtype=np.int64) + len(END_REFINEMENT)
+    index = index + len(END_REFINEMENT)
     index[0] = 0
     index[-1] = len(grid) - 1
     return grid, index
@@ -358,15 +365,22 @@ class _Problem:
             np.concatenate([self.dq, -self.dq, self.A, -self.A], axis=1))
         self.be = np.ascontiguousarray(
             np.concatenate([self.ddq, -self.ddq, self.B, -self.B], axis=1))
-        self.abs_dq = np.abs(self.dq)
-        self.moving = self.abs_dq > 1e-12
-        self.acc_finite = np.isfinite(self.a)
+        abs_dq = np.abs(self.dq)
+        with np.errstate(divide='ignore', invalid='ignore'):
+            vcap = np.where(abs_dq > 1e-12, (self.v / abs_dq) ** 2, np.inf)
+        # x <= phi_v^2 (v / |q'|)^2 for every joint: the factor comes out of the minimum
+        self.x_cap = np.min(vcap, axis=1)
+        acc = np.where(np.isfinite(self.a), self.a, _BIG) * np.ones_like(self.dq)
         finite = np.isfinite(self.tau)
         tau = np.where(finite, self.tau, _BIG)
-        self.up = tau - self.C - self.f_hi
-        self.down = tau + self.C + self.f_lo
-        self.up_scaled = finite & (self.up > 0.0)
-        self.down_scaled = finite & (self.down > 0.0)
+        up = tau - self.C - self.f_hi
+        down = tau + self.C + self.f_lo
+        self.ga = np.ascontiguousarray(np.concatenate([acc, acc, up, down], axis=1))
+        # which factor scales each right-hand side: 1 acceleration, 2 effort, -1 none
+        acc_kind = np.where(np.isfinite(self.a), 1, -1) * np.ones_like(self.dq, dtype=np.int64)
+        self.ga_kind = np.ascontiguousarray(np.concatenate(
+            [acc_kind, acc_kind, np.where(finite & (up > 0.0), 2, -1),
+             np.where(finite & (down > 0.0), 2, -1)], axis=1))
 
 
 def _constraints(p: _Problem, phi: FloatArray) -> tuple:
@@ -378,15 +392,8 @@ def _constraints(p: _Problem, phi: FloatArray) -> tuple:
     tightened effort limit never makes holding the arm infeasible). ``al`` and ``be`` do
     not depend on ``phi`` (the problem's own arrays).
     """
-    fv, fa, ft = phi[0][:, None], phi[1][:, None], phi[2][:, None]
-    with np.errstate(divide='ignore', invalid='ignore'):
-        vcap = np.where(p.moving, (p.v * fv / p.abs_dq) ** 2, np.inf)
-    x_cap = np.minimum(np.min(vcap, axis=1), _BIG)
-    acc = np.where(p.acc_finite, p.a * fa, _BIG)
-    up = np.where(p.up_scaled, p.up * ft, p.up)
-    down = np.where(p.down_scaled, p.down * ft, p.down)
-    ga = np.concatenate([acc, acc, up, down], axis=1)
-    return p.al, p.be, ga, x_cap
+    x_cap = np.minimum(phi[0] ** 2 * p.x_cap, _BIG)
+    return p.al, p.be, scale_rows(p.ga, p.ga_kind, phi), x_cap
 
 
 def _profile(p: _Problem,
@@ -423,13 +430,19 @@ def _smooth(x: FloatArray, k: int) -> FloatArray:
     across the window (the check below catches the rest).
     """
     n = len(x) - 1
-    c = np.concatenate([[0.0], np.cumsum(x)])
     i = np.arange(n + 1)
     # the refined end cells (unequal lengths: a mean over points would bend the slope)
     # are left as they are; TOPP-RA's profile is a constant u there, from or to rest
     guard = len(END_REFINEMENT) + 1
     r = np.clip(np.minimum(i - guard, n - guard - i), 0, k)
-    out = (c[i + r + 1] - c[i - r]) / (2 * r + 1)
+    # each window summed on its own (not as a difference of running sums), so a point
+    # whose window a repair left alone keeps its value to the last bit, and its pieces
+    # their check
+    padded = np.concatenate([np.zeros(k), x, np.zeros(k)])
+    total = np.zeros(n + 1)
+    for d in range(-k, k + 1):
+        total += np.where(abs(d) <= r, padded[k + d:k + d + n + 1], 0.0)
+    out = total / (2 * r + 1)
     out[0] = out[-1] = 0.0
     return np.maximum(out, 0.0)
 
@@ -444,13 +457,50 @@ class _Infeasible(Exception):
 
 @dataclass
 class _Table:
-    """Path terms at fine points ``s``: ``stack`` (M, 5, n) rows q', q'', A, B, C."""
+    """
+    What the check evaluates the path with.
 
+    The spline (``knots`` (K,), ``poly`` (K - 1, 4, n) coefficients, highest power first)
+    for q' and q''; the path terms ``terms`` (M, 3, n) A, B, C at the grid points ``s``
+    (M,) and ``err`` (M - 1, 3, n), the bound of their linear interpolation per interval
+    (:func:`_interpolation_bound`); the joint friction.
+    """
+
+    knots: FloatArray
+    poly: FloatArray
     s: FloatArray
-    stack: FloatArray
+    terms: FloatArray
+    err: FloatArray
     damping: FloatArray
     coulomb: FloatArray
     friction_velocity: float
+
+
+def _interpolation_bound(s: FloatArray, terms: FloatArray,
+                         knot_rows: NDArray[np.int64]) -> FloatArray:
+    """
+    Return a bound on the error of interpolating ``terms`` linearly, (M - 1, 3, n).
+
+    On an interval of length ``h`` the linear interpolant of a C2 function is off by at
+    most ``h^2 / 8`` times its largest |second derivative| there; that is estimated by the
+    divided second differences of the rows at the interval's two ends, times
+    :data:`~.reachability.CURVE_SAFETY` (the coarse check's rule). A difference centred on
+    a waypoint's row is not used: the spline's third derivative jumps there, so B's slope
+    does; no interval crosses a waypoint (each spline piece is smooth), and the other end's
+    difference serves.
+
+    :param s: Grid points (M,); ``terms`` (M, 3, n) there; ``knot_rows`` the rows of the
+        waypoints, including the first and the last.
+    """
+    h = np.diff(s)
+    slope = np.diff(terms, axis=0) / h[:, None, None]
+    second = np.abs(2.0 * np.diff(slope, axis=0) / (h[:-1] + h[1:])[:, None, None])
+    inner = np.ones(len(s), dtype=np.bool_)
+    inner[knot_rows] = False
+    second[~inner[1:-1]] = 0.0
+    pad = np.zeros((1,) + terms.shape[1:])
+    worst = np.maximum(np.concatenate([pad, second]), np.concatenate([second, pad]))
+    return (0.125 * CURVE_SAFETY) * (h * h)[:, None, None] * worst
 
 
 def _usage(table: _Table, traj: RetimedTrajectory, p: _Problem, counts: NDArray[np.int64],
@@ -463,16 +513,16 @@ def _usage(table: _Table, traj: RetimedTrajectory, p: _Problem, counts: NDArray[
     a curvature bound proves within ``accept``, that bound (reachability.limit_usage);
     pieces not marked ``todo`` keep theirs.
 
+    The velocity and acceleration come from the spline itself; the effort
     ``tau = A sdd + B sd^2 + C`` (Craig eq. 6.59 along the path) plus the joint friction at
-    the sample's velocity, A, B, C linearly interpolated in s between the table's rows
-    (TABLE_POINTS per grid interval: the torque so interpolated differed from the model's
-    by at most 1.5e-4 of the effort limit along the 16 long-path benchmark trajectories,
-    3.6e-5 with 4 rows, inside the check margin of 1e-3); one compiled pass
-    (reachability.limit_usage).
+    the sample's velocity, with A, B, C linearly interpolated in s between the grid points
+    and the interpolation's bound added to the effort's ratio (:func:`_interpolation_bound`);
+    one compiled pass (reachability.limit_usage).
     """
     limit_usage(traj._t, traj._coef, counts, todo, traj._knots[0], traj._knots[-1],
-                table.stack, table.s, p.inv_v, p.inv_a, p.inv_tau, table.damping,
-                table.coulomb, table.friction_velocity, COARSE_CHECK_POINTS, accept, out)
+                table.knots, table.poly, table.terms, table.err, table.s, p.inv_v, p.inv_a,
+                p.inv_tau, table.damping, table.coulomb, table.friction_velocity,
+                COARSE_CHECK_POINTS, accept, out)
     return out
 
 
@@ -518,7 +568,7 @@ def retime(model, waypoints: ArrayLike, *, velocity_limits: LimitSpec = None,
         ``acceleration_scale`` and ``effort_scale`` (MoveIt's scaling factors).
     :param joint_limits: Path (or text) of a MoveIt ``joint_limits.yaml``: its enabled
         velocity and acceleration limits replace the defaults (explicit arguments win).
-    :param grid_points: TOPP-RA grid size; default 50 per waypoint segment, 150 to 1500.
+    :param grid_points: TOPP-RA grid size; default 35 per waypoint segment, 150 to 1500.
     :param check_rate: Rate [Hz] at which the result is checked, at least (each grid
         interval at this rate or closer, at least 4 points inside).
     :param margin: Share of each limit kept free at the checked samples.
@@ -576,21 +626,15 @@ def retime(model, waypoints: ArrayLike, *, velocity_limits: LimitSpec = None,
                          'waypoint there' % (names[j], seg, seg + 1, value, lower[j],
                                              upper[j]))
 
-    # the path terms on a table of TABLE_POINTS per grid interval (the grid points among
-    # them): the constraints use the grid rows, the checks interpolate between the rows
-    frac = np.arange(TABLE_POINTS) / TABLE_POINTS
-    s_tab = np.concatenate([(s[:-1, None] + np.diff(s)[:, None] * frac).ravel(), s[-1:]])
-    q_t, dq_t, ddq_t = path(s_tab), path(s_tab, 1), path(s_tab, 2)
-    zero = np.zeros_like(q_t)
-    C_t = model.inverse_dynamics(q_t, zero, zero, include_armature=include_armature)
-    A_t = model.inverse_dynamics(q_t, zero, dq_t, include_armature=include_armature) - C_t
-    B_t = model.inverse_dynamics(q_t, dq_t, ddq_t, include_armature=include_armature) - C_t
-    table = _Table(s_tab, np.ascontiguousarray(np.stack([dq_t, ddq_t, A_t, B_t, C_t], axis=1)),
-                   model.damping if include_friction
-                   else np.zeros(model.dof), model.coulomb_friction if include_friction
-                   else np.zeros(model.dof), model.friction_velocity)
-    rows = slice(0, None, TABLE_POINTS)
-    dq, ddq, A, B, C = dq_t[rows], ddq_t[rows], A_t[rows], B_t[rows], C_t[rows]
+    # the path terms at the grid points: the constraints' rows, and the check's table
+    dq, ddq = derivatives[0](s), derivatives[1](s)
+    A, B, C = model.path_terms(path(s), dq, ddq, include_armature=include_armature)
+    terms = np.ascontiguousarray(np.stack([A, B, C], axis=1))
+    table = _Table(knots, np.ascontiguousarray(np.moveaxis(path.c, 0, 1)), s, terms,
+                   _interpolation_bound(s, terms, index),
+                   model.damping if include_friction else np.zeros(model.dof),
+                   model.coulomb_friction if include_friction else np.zeros(model.dof),
+                   model.friction_velocity)
     f_hi = np.zeros_like(dq)
     f_lo = np.zeros_like(dq)
     if include_friction:

@@ -130,9 +130,9 @@ def test_the_coarse_check_never_reports_less_than_the_dense_one():
     # the first check: the unrepaired profile, pieces over and under the limits
     table, traj, p, counts, accept = captured['first']
     every = np.ones(len(counts), dtype=np.bool_)
-    args = (traj._t, traj._coef, counts, every, traj._knots[0], traj._knots[-1], table.stack,
-            table.s, p.inv_v, p.inv_a, p.inv_tau, table.damping, table.coulomb,
-            table.friction_velocity)
+    args = (traj._t, traj._coef, counts, every, traj._knots[0], traj._knots[-1], table.knots,
+            table.poly, table.terms, table.err, table.s, p.inv_v, p.inv_a, p.inv_tau,
+            table.damping, table.coulomb, table.friction_velocity)
     coarse = np.zeros((3, len(counts)))
     dense = np.zeros((3, len(counts)))
     limit_usage(*args, retiming.COARSE_CHECK_POINTS, accept, coarse)
@@ -330,3 +330,86 @@ def test_retime_command(tmp_path):
                              check=False)
     assert refused.returncode == 2
     assert '--acceleration-limits' in refused.stderr and 'Traceback' not in refused.stderr
+
+
+def test_path_terms_match_pinocchio(cobot):
+    """A = M q' (+ rotor inertia), B = M q'' + C(q, q') q', C = g(q), by Pinocchio."""
+    pin = pytest.importorskip('pinocchio', reason='pin (Pinocchio) not installed')
+    with open(urdf_path('cobot7'), encoding='utf-8') as stream:
+        ref = pin.buildModelFromXML(stream.read())
+    ref.gravity.linear = cobot.gravity
+    data = ref.createData()
+    bare = RobotModel.from_urdf_file(urdf_path('cobot7'))
+    armature = np.linspace(0.01, 0.07, bare.dof)
+    bare = bare.with_joint_dynamics(armature=dict(zip(bare.joint_names, armature)))
+    rng = np.random.default_rng(4)
+    q = rng.uniform(-1.5, 1.5, (20, bare.dof))
+    dq = rng.normal(size=q.shape)
+    ddq = rng.normal(size=q.shape)
+    A, B, C = bare.path_terms(q, dq, ddq, include_armature=True)
+    for k in range(len(q)):
+        M = pin.crba(ref, data, q[k])
+        M = np.triu(M) + np.triu(M, 1).T
+        g = pin.computeGeneralizedGravity(ref, data, q[k])
+        np.testing.assert_allclose(A[k], M @ dq[k] + armature * dq[k], rtol=0, atol=1e-10)
+        np.testing.assert_allclose(B[k], pin.rnea(ref, data, q[k], dq[k], ddq[k]) - g
+                                   + armature * ddq[k], rtol=0, atol=1e-10)
+        np.testing.assert_allclose(C[k], g, rtol=0, atol=1e-10)
+    with pytest.raises(ValueError, match="q' of joint"):
+        bare.path_terms(q, np.full_like(q, np.nan), ddq)
+
+
+def test_each_reachability_stage_matches_a_linear_programme():
+    """The x interval where some u meets every row: scipy's linprog, min and max x."""
+    linprog = pytest.importorskip('scipy.optimize', reason='scipy not installed').linprog
+    from manip_dynamics.planning.reachability import _x_range
+
+    rng = np.random.default_rng(7)
+    checked = empty = 0
+    for _ in range(300):
+        m = int(rng.integers(4, 30))
+        al = rng.normal(size=m) * (rng.random(m) > 0.1)  # some rows on x alone
+        be = rng.normal(size=m)
+        ga = rng.normal(size=m) + 1.0
+        lo, hi = _x_range(al, be, ga, 0.0, 50.0)
+        rows = np.stack([al, be], axis=1)
+        ends = [linprog(c, A_ub=rows, b_ub=ga, bounds=[(None, None), (0.0, 50.0)])
+                for c in ([0.0, 1.0], [0.0, -1.0])]
+        if ends[0].status == 2:  # infeasible
+            assert lo > hi
+            empty += 1
+            continue
+        assert ends[0].status == 0 and ends[1].status == 0
+        np.testing.assert_allclose([lo, hi], [ends[0].fun, -ends[1].fun], rtol=1e-7, atol=1e-7)
+        checked += 1
+    assert checked > 50 and empty > 10  # both kinds were met
+
+
+def test_the_interpolation_bound_covers_the_path_terms(cobot):
+    """
+    Between grid points the interpolated A, B, C stay within the bound the check adds.
+
+    The bound estimates the curvature from the grid rows, so where the curvature changes
+    fast it can fall short: by at most 1e-5 of the effort limit (per unit of sdd and sd^2;
+    1 % of the check's margin), and by more than 1e-7 of it in at most 0.2 % of the entries.
+    """
+    from scipy.interpolate import CubicSpline
+
+    from manip_dynamics.planning import retiming
+
+    limit = cobot.effort_limits
+    for seed in (1, 2, 3):
+        w = _long_path(cobot, 8, seed)
+        knots = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(w, axis=0), axis=1))])
+        path = CubicSpline(knots, w, bc_type='natural', axis=0)
+        s, index = retiming._grid(knots, None)
+        terms = np.stack(cobot.path_terms(path(s), path(s, 1), path(s, 2)), axis=1)
+        err = retiming._interpolation_bound(s, terms, index)
+        for frac in (0.25, 0.5, 0.75):
+            mid = s[:-1] + frac * np.diff(s)
+            exact = np.stack(cobot.path_terms(path(mid), path(mid, 1), path(mid, 2)), axis=1)
+            gap = np.abs(exact - ((1.0 - frac) * terms[:-1] + frac * terms[1:]))
+            assert np.all(gap <= err + 1e-5 * limit)
+            assert np.count_nonzero(gap > err + 1e-7 * limit) <= 2e-3 * gap.size
+            # and the bound is not vacuous: the interpolation's error is of its size
+            assert np.max(gap / limit) > 0.1 * np.max(err / limit)
