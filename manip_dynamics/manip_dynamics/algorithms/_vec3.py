@@ -33,6 +33,14 @@ def load(a, i):
 
 
 @njit(**_JIT)
+def load_or(a, i, default):
+    """Return row ``i`` of the (n, 3) array ``a``, or the 3-tuple ``default`` when i < 0."""
+    if i < 0:
+        return default
+    return load(a, i)
+
+
+@njit(**_JIT)
 def store(a, i, v):
     """Write tuple ``v`` into row ``i`` of an (n, 3) array."""
     a[i, 0] = v[0]

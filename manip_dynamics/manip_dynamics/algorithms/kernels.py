@@ -47,7 +47,7 @@ from manip_dynamics.algorithms.jacobians import (
 from manip_dynamics.algorithms.kinematics import (
     joint_transforms, load_state, outward_pass, store_rows, store_state, world_poses)
 from manip_dynamics.algorithms.packed import unpack
-from manip_dynamics.algorithms.rnea import rnea_state
+from manip_dynamics.algorithms.rnea import rnea_state, still_pair_state
 from manip_dynamics.algorithms.warm_states import batch, state, tip
 
 _JIT = JIT_OPTIONS
@@ -133,13 +133,11 @@ def dynamics(op, ints, flat, use_armature, base_acc, q, qd, x, fext, out):
                              blocks, blk, res):
                 return -1 - k
         elif terms:
-            # A = M q' and B = M q'' + C(q, q') q' without gravity, then C = g(q)
-            rnea_state(parent, kind, axis, mass, com, inertia, still, R, p, zero, qd_s,
-                       fe, False, w, wd, vd, f, t, s5)
+            # B = M q'' + C(q, q') q' without gravity, then A = M q' and C = g(q)
             rnea_state(parent, kind, axis, mass, com, inertia, still, R, p, qd_s, x_s,
                        fe, False, w, wd, vd, f, t, s6)
-            rnea_state(parent, kind, axis, mass, com, inertia, base_acc, R, p, zero, zero,
-                       fe, False, w, wd, vd, f, t, res)
+            still_pair_state(parent, kind, axis, mass, com, inertia, base_acc, R, p, qd_s,
+                             wd, vd, w, f, t, s5, res)
             if use_armature:
                 for i in range(n):
                     s5[i] += armature[i] * qd_s[i]

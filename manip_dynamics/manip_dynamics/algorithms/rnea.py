@@ -26,7 +26,8 @@ the inward pass adds every child's force to its parent.  Cost: O(n).
 from numba import njit
 
 from manip_dynamics.algorithms._jit import INNER_OPTIONS
-from manip_dynamics.algorithms._vec3 import add, cross, dot, load, matvec, scale, store, sub
+from manip_dynamics.algorithms._vec3 import (
+    add, cross, dot, load, load_or, matTvec, matvec, scale, store, sub)
 from manip_dynamics.algorithms.kinematics import outward_pass
 
 _JIT = INNER_OPTIONS
@@ -61,7 +62,18 @@ def rnea_state(parent, kind, axis, mass, com, inertia, base_acc, R, p, qd, qdd, 
             T = sub(T, (fext[i, 3], fext[i, 4], fext[i, 5]))
         store(f, i, F)
         store(t, i, T)
-    for i in range(n - 1, -1, -1):
+    inward_pass(parent, kind, axis, R, p, f, t, out)
+
+
+@njit(**_JIT)
+def inward_pass(parent, kind, axis, R, p, f, t, out):  # noqa: N803
+    """
+    Sum the bodies' forces ``f`` and moments ``t`` (n, 3) inward; joint torques to ``out``.
+
+    Craig eq. 6.51-6.53; ``f`` and ``t`` hold each body's own on entry and what it
+    transmits to its parent on exit.
+    """
+    for i in range(out.shape[0] - 1, -1, -1):
         a = load(axis, i)
         fi = load(f, i)
         ti = load(t, i)
@@ -73,3 +85,49 @@ def rnea_state(parent, kind, axis, mass, com, inertia, base_acc, R, p, qd, qdd, 
             Rf = matvec(R[i], fi)
             store(f, j, add(load(f, j), Rf))
             store(t, j, add(add(load(t, j), matvec(R[i], ti)), cross(load(p, i), Rf)))
+
+
+@njit(**_JIT)
+def still_pair_state(parent, kind, axis, mass, com, inertia, base_acc, R, p, qdd,  # noqa: N803
+                     wd, vd, g, f, t, out_inertial, out_gravity):
+    """
+    Joint torques of an arm at rest: ``M(q) qdd`` and ``g(q)``, sharing the transforms.
+
+    ``out_inertial`` gets the torques for accelerations ``qdd`` with the root at rest,
+    ``out_gravity`` those for the root acceleration ``base_acc`` with no joint motion.
+    With no velocity, Craig eq. 6.45-6.50 lose every term in w; with no joint
+    acceleration either, only the root's acceleration rotated outward is left (wd = 0,
+    ``F = m vd``, ``N = 0``). ``wd``, ``vd``, ``g``, ``f``, ``t``: (n, 3) scratch.
+    """
+    n = qdd.shape[0]
+    rest = (0.0, 0.0, 0.0)
+    root = (base_acc[0], base_acc[1], base_acc[2])
+    for i in range(n):
+        j = parent[i]
+        wd_p = load_or(wd, j, rest)
+        vd_p = load_or(vd, j, rest)
+        g_p = load_or(g, j, root)
+        Ri = R[i]
+        a = load(axis, i)
+        wd_c = matTvec(Ri, wd_p)
+        vd_c = matTvec(Ri, add(cross(wd_p, load(p, i)), vd_p))
+        if kind[i] == 0:
+            store(wd, i, add(wd_c, scale(qdd[i], a)))
+            store(vd, i, vd_c)
+        else:
+            store(wd, i, wd_c)
+            store(vd, i, add(vd_c, scale(qdd[i], a)))
+        store(g, i, matTvec(Ri, g_p))
+    for i in range(n):
+        wdi = load(wd, i)
+        c = load(com, i)
+        F = scale(mass[i], add(cross(wdi, c), load(vd, i)))
+        store(f, i, F)
+        store(t, i, add(matvec(inertia[i], wdi), cross(c, F)))
+    inward_pass(parent, kind, axis, R, p, f, t, out_inertial)
+    for i in range(n):
+        c = load(com, i)
+        F = scale(mass[i], load(g, i))
+        store(f, i, F)
+        store(t, i, cross(c, F))
+    inward_pass(parent, kind, axis, R, p, f, t, out_gravity)

@@ -46,15 +46,16 @@ _TINY = 1e-12
 
 
 @njit(**_JIT)
-def _active_pair(al, be, ga, x, leftward):
+def _active_pair(al, ga, inv, slope_of, x, leftward):
     """
     Return ``(g, slope, p, q)``: the gap between the bounds on u at ``x`` and its slope.
 
     Every row ``al u + be x <= ga`` with ``al > 0`` bounds u from above by the line
-    ``(ga - be x) / al`` in x, with ``al < 0`` from below. ``g`` is the lowest upper line
-    minus the highest lower line at ``x`` (some u exists iff ``g >= 0``; ``inf`` when a side
-    has no line), ``slope`` the slope of that difference, ``p``, ``q`` the two lines' rows.
-    Where lines tie at ``x``, the ones active on the side ``leftward`` (True: smaller x) are
+    ``(ga - be x) / al`` in x, with ``al < 0`` from below (``inv``: ``1 / al``, 0 where
+    ``al`` is about 0; ``slope_of``: ``-be / al``). ``g`` is the lowest upper line minus the
+    highest lower line at ``x`` (some u exists iff ``g >= 0``; ``inf`` when a side has no
+    line), ``slope`` the slope of that difference, ``p``, ``q`` the two lines' rows. Where
+    lines tie at ``x``, the ones active on the side ``leftward`` (True: smaller x) are
     taken; any choice gives a line that lies above the gap, a concave function, everywhere.
     """
     up = np.inf
@@ -66,13 +67,13 @@ def _active_pair(al, be, ga, x, leftward):
     for k in range(al.shape[0]):
         a = al[k]
         if a > _TINY:
-            v = (ga[k] - be[k] * x) / a
-            s = -be[k] / a
+            s = slope_of[k]
+            v = ga[k] * inv[k] + s * x
             if v < up or (v == up and ((s > up_slope) if leftward else (s < up_slope))):
                 up, up_slope, p = v, s, k
         elif a < -_TINY:
-            v = (ga[k] - be[k] * x) / a
-            s = -be[k] / a
+            s = slope_of[k]
+            v = ga[k] * inv[k] + s * x
             if v > low or (v == low and ((s < low_slope) if leftward else (s > low_slope))):
                 low, low_slope, q = v, s, k
     if p < 0 or q < 0:
@@ -81,11 +82,12 @@ def _active_pair(al, be, ga, x, leftward):
 
 
 @njit(**_JIT)
-def _x_range(al, be, ga, lo, hi):
+def _x_range(al, be, ga, lo, hi, inv, slope_of):
     """
     Return the interval of x for which some u satisfies every ``al u + be x <= ga``.
 
-    ``lo``/``hi``: a prior interval. An empty result has ``lo > hi``.
+    ``lo``/``hi``: a prior interval. An empty result has ``lo > hi``. ``inv``,
+    ``slope_of``: scratch of the rows' length.
 
     The rows without u bound x directly. The gap ``g(x)`` between the lowest upper and the
     highest lower bound on u (:func:`_active_pair`) is concave and piecewise linear in x,
@@ -98,12 +100,17 @@ def _x_range(al, be, ga, lo, hi):
     """
     for k in range(al.shape[0]):
         if abs(al[k]) <= _TINY:
+            inv[k] = 0.0
+            slope_of[k] = 0.0
             if be[k] > 0.0:
                 hi = min(hi, ga[k] / be[k])
             elif be[k] < 0.0:
                 lo = max(lo, ga[k] / be[k])
             elif ga[k] < 0.0:
                 return 1.0, 0.0
+        else:
+            inv[k] = 1.0 / al[k]
+            slope_of[k] = -be[k] * inv[k]
     if lo > hi:
         return lo, hi
     steps = al.shape[0] + 2
@@ -112,7 +119,7 @@ def _x_range(al, be, ga, lo, hi):
         last_p = -1
         last_q = -1
         for _ in range(steps):
-            g, slope, p, q = _active_pair(al, be, ga, x, leftward)
+            g, slope, p, q = _active_pair(al, ga, inv, slope_of, x, leftward)
             if g >= 0.0 or (p == last_p and q == last_q):
                 break
             # the gap grows no more toward the other end: empty
@@ -180,6 +187,8 @@ def controllable_sets(al, be, ga, delta, x_cap):
     a = np.empty(m + 2)
     b = np.empty(m + 2)
     g = np.empty(m + 2)
+    inv = np.empty(m + 2)
+    slope_of = np.empty(m + 2)
     b[m] = 1.0
     b[m + 1] = -1.0
     for i in range(n - 1, -1, -1):
@@ -191,7 +200,7 @@ def controllable_sets(al, be, ga, delta, x_cap):
         g[m] = K[i + 1, 1]
         a[m + 1] = -d2
         g[m + 1] = -K[i + 1, 0]
-        lo, hi = _x_range(a, b, g, 0.0, x_cap[i])
+        lo, hi = _x_range(a, b, g, 0.0, x_cap[i], inv, slope_of)
         if lo > hi:
             if lo - hi <= 1e-9 * max(1.0, abs(hi)):
                 lo = hi

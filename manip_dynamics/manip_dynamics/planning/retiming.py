@@ -438,11 +438,10 @@ def _smooth(x: FloatArray, k: int) -> FloatArray:
     # each window summed on its own (not as a difference of running sums), so a point
     # whose window a repair left alone keeps its value to the last bit, and its pieces
     # their check
-    padded = np.concatenate([np.zeros(k), x, np.zeros(k)])
-    total = np.zeros(n + 1)
-    for d in range(-k, k + 1):
-        total += np.where(abs(d) <= r, padded[k + d:k + d + n + 1], 0.0)
-    out = total / (2 * r + 1)
+    window = np.lib.stride_tricks.sliding_window_view(
+        np.concatenate([np.zeros(k), x, np.zeros(k)]), 2 * k + 1)
+    inside = np.abs(np.arange(-k, k + 1))[None, :] <= r[:, None]
+    out = np.where(inside, window, 0.0).sum(axis=1) / (2 * r + 1)
     out[0] = out[-1] = 0.0
     return np.maximum(out, 0.0)
 

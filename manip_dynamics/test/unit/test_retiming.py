@@ -371,7 +371,7 @@ def test_each_reachability_stage_matches_a_linear_programme():
         al = rng.normal(size=m) * (rng.random(m) > 0.1)  # some rows on x alone
         be = rng.normal(size=m)
         ga = rng.normal(size=m) + 1.0
-        lo, hi = _x_range(al, be, ga, 0.0, 50.0)
+        lo, hi = _x_range(al, be, ga, 0.0, 50.0, np.empty(m), np.empty(m))
         rows = np.stack([al, be], axis=1)
         ends = [linprog(c, A_ub=rows, b_ub=ga, bounds=[(None, None), (0.0, 50.0)])
                 for c in ([0.0, 1.0], [0.0, -1.0])]
