@@ -23,8 +23,9 @@ effort limits: the duration of both, the computation time of both (TOPP-RA with 
 limit when sampled at 1 kHz and 10 kHz (efforts with Pinocchio). Then long paths (issue 30):
 2 to 20 random waypoints (1 to 30 s) on 6- and 7-DoF arms none of the suite's tests use,
 written here by varying puma560 and cobot7 (each link's mass and inertia, the lengths, the
-velocity and effort limits), against TOPP-RA on its own default grid, on 201 points and on
-as many points as ours. ``--output FILE`` replaces the ``retiming`` and ``retiming-long``
+velocity and effort limits) and three public descriptions as published (ur5, z1 and xarm7
+from example-robot-data, when installed), against TOPP-RA on its own default grid, on 201
+points and on as many points as ours. ``--output FILE`` replaces the ``retiming`` and ``retiming-long``
 blocks of FILE.
 """
 
@@ -56,6 +57,10 @@ LONG_BEGIN = '<!-- retiming-long:begin -->'
 LONG_END = '<!-- retiming-long:end -->'
 #: (base arm, seed) of the varied arms of the long-path cases, and the waypoint counts.
 LONG_ARMS = (('puma560', 1), ('puma560', 2), ('cobot7', 3), ('cobot7', 5))
+#: Public descriptions as published (example-robot-data, a dev requirement), seed 1.
+PUBLIC_ARMS = (('ur5', 'ur_description/urdf/ur5_robot.urdf'),
+               ('z1', 'z1_description/urdf/z1.urdf'),
+               ('xarm7', 'xarm_description/urdf/xarm7.urdf'))
 LONG_WAYPOINTS = (2, 6, 12, 20)
 READY = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
 ACC = 5.0
@@ -177,11 +182,27 @@ def peak_use(model, ref, data, sample, duration: float) -> float:
                for rate in (1000.0, 10000.0))
 
 
+def public_arms() -> list:
+    """Return ``(label, URDF text, seed)`` of PUBLIC_ARMS found installed (none: [])."""
+    for entry in sys.path:
+        base = os.path.join(entry, 'cmeel.prefix', 'share', 'example-robot-data', 'robots')
+        if os.path.isdir(base):
+            found = []
+            for name, rel in PUBLIC_ARMS:
+                if os.path.isfile(os.path.join(base, rel)):
+                    with open(os.path.join(base, rel), encoding='utf-8') as stream:
+                        found.append(('%s (public)' % name, stream.read(), 1))
+            return found
+    print('example-robot-data not installed: the public arms are left out', file=sys.stderr)
+    return []
+
+
 def long_paths(quick: bool) -> str:
     """Return the long-path table (Markdown), ours and TOPP-RA side by side in one run."""
     rows = []
-    for name, seed in LONG_ARMS[:2] if quick else LONG_ARMS:
-        xml = varied_arm(name, seed)
+    arms = [('%s #%d' % (name, seed), varied_arm(name, seed), seed)
+            for name, seed in (LONG_ARMS[:2] if quick else LONG_ARMS)]
+    for label, xml, seed in arms + ([] if quick else public_arms()):
         model = RobotModel.from_urdf_string(xml)
         ref = pin.buildModelFromXML(xml)
         ref.gravity.linear = model.gravity
@@ -193,8 +214,8 @@ def long_paths(quick: bool) -> str:
             try:
                 retime(model, w, acceleration_limits=ACC, effort_scale=EFFORT_SCALE)
             except ValueError as error:
-                rows.append('| %s #%d (%d) | %d | refused: %s | | | | | | | |'
-                            % (name, seed, model.dof, count, error))
+                rows.append('| %s (%d) | %d | refused: %s | | | | | | | | |'
+                            % (label, model.dof, count, error))
                 continue
             ours, t_ours = best_of(lambda: retime(model, w, acceleration_limits=ACC,
                                                   effort_scale=EFFORT_SCALE))
@@ -210,15 +231,17 @@ def long_paths(quick: bool) -> str:
             durations = [ours.duration] + [float('nan') if x is None else x.duration
                                            for x in (own, coarse, same)]
             rows.append(
-                '| %s #%d (%d) | %d | %.2f / %.2f / %.2f / %.2f | %.1f (%d, %d) | %.1f | %.2f '
+                '| %s (%d) | %d | %.2f / %.2f / %.2f / %.2f | %.1f (%d, %d) | %.1f | %.2f '
                 '| %.1f | %.2f | %.1f | %.2f | %.4f / %.4f / %.4f / %.4f |'
-                % (name, seed, model.dof, count, *durations, 1e3 * t_ours, grid,
+                % (label, model.dof, count, *durations, 1e3 * t_ours, grid,
                    ours.report.repairs, 1e3 * t_own, t_ours / t_own, 1e3 * t_201,
                    t_ours / t_201, 1e3 * t_same, t_ours / t_same, *use))
             print(rows[-1], flush=True)
     head = ('Long paths (issue 30): 2 to 20 random waypoints in the middle half of each '
             "joint's range, on arms varied from puma560 (6 DoF) and cobot7 (7 DoF) by a "
             'seed (`varied_arm`: masses and inertias, lengths, velocity and effort limits), '
+            'and three public descriptions as published (ur5, z1, xarm7 from '
+            'example-robot-data, with their friction), '
             'URDF velocity limits, %g rad/s^2, %d %% of the effort limits, no payload. '
             'Computation: best of 3 [ms], both in one run; TOPP-RA (`toppra` %s, Pinocchio '
             '%s `rnea`) on its own default grid, on 201 points, and on as many points as '

@@ -22,11 +22,11 @@ every waypoint exactly and has continuous first and second derivatives.
 The timing: TOPP-RA (:mod:`.reachability`) on a grid that contains every waypoint's ``s_k``
 gives the time-optimal ``x = sd^2`` at the grid points under velocity, acceleration and
 torque limits; the torque constraint comes from the model as loaded (payloads, rotor
-inertia, and joint friction bounded conservatively: viscous at the largest admissible speed,
-Coulomb at full size, both in the direction of motion). ``s(t)`` is then a piecewise quintic
-through the grid points (position, velocity and the mean of the two adjacent path
-accelerations at each point), so ``qd = q' sd`` and ``qdd = q' sdd + q'' sd^2`` are
-continuous in time.
+inertia, and joint friction bounded conservatively in the direction of motion: Coulomb at
+full size, viscous by a tangent of ``sd = sqrt(x)``, linear in ``x``).
+``s(t)`` is then a piecewise quintic through the grid points (position, velocity and the
+mean of the two adjacent path accelerations at each point), so ``qd = q' sd`` and
+``qdd = q' sdd + q'' sd^2`` are continuous in time.
 
 The everywhere-guarantee, by check and repair: the quintic (and the grid itself) can
 exceed a limit between grid points. Every piece of the result (one grid interval) is
@@ -89,6 +89,10 @@ DEFAULT_MARGIN = 1e-3
 #: 2 %; starting 2 % lower made one repair round the rule (13 of 16 cases, against 6) with
 #: durations within 0.7 % (shorter in 12 of the 16).
 START_FACTOR = 0.98
+#: Where (share of the top speed) the viscous friction's line in ``x = sd^2`` touches it:
+#: ``sd <= (sd0 + x / sd0) / 2`` overestimates ``sd`` by ``(sd0 - sd)^2 / (2 sd0)``, at
+#: most ``sd_max / 4`` over ``[0, sd_max]`` at half the top speed (``sd_max / 2`` at the top).
+TANGENT_SPEED = 0.5
 #: Stands for an infinite limit in the constraint rows.
 _BIG = 1e300
 
@@ -347,6 +351,8 @@ class _Problem:
     C: FloatArray
     f_hi: FloatArray
     f_lo: FloatArray
+    e_hi: FloatArray
+    e_lo: FloatArray
     v: FloatArray
     a: FloatArray
     tau: FloatArray
@@ -364,7 +370,8 @@ class _Problem:
         self.al = np.ascontiguousarray(
             np.concatenate([self.dq, -self.dq, self.A, -self.A], axis=1))
         self.be = np.ascontiguousarray(
-            np.concatenate([self.ddq, -self.ddq, self.B, -self.B], axis=1))
+            np.concatenate([self.ddq, -self.ddq, self.B + self.e_hi, -self.B + self.e_lo],
+                           axis=1))
         abs_dq = np.abs(self.dq)
         with np.errstate(divide='ignore', invalid='ignore'):
             vcap = np.where(abs_dq > 1e-12, (self.v / abs_dq) ** 2, np.inf)
@@ -394,6 +401,34 @@ def _constraints(p: _Problem, phi: FloatArray) -> tuple:
     """
     x_cap = np.minimum(phi[0] ** 2 * p.x_cap, _BIG)
     return p.al, p.be, scale_rows(p.ga, p.ga_kind, phi), x_cap
+
+
+def _friction_rows(dq: FloatArray, v: FloatArray, friction: tuple | None,
+                   tangent: float) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """
+    Return lines in ``x = sd^2`` that bound the joint friction along the path, (N + 1, n).
+
+    The friction ``d q' sd + c sign(q')`` (``friction``: damping ``d`` and Coulomb level
+    ``c`` per joint; None: no friction, all zero) is bounded in the direction of motion:
+    above by ``f_hi + e_hi x`` (joints with q' > 0), below by ``f_lo - e_lo x`` (q' < 0), 0
+    on the other side. ``sd <= (sd0 + x / sd0) / 2`` for any ``sd0 > 0`` (the tangent of
+    the concave ``sqrt(x)``) with ``sd0`` = ``tangent`` times the top speed the velocity
+    limits ``v`` allow at the point (1 where they allow any): the constraints stay linear in
+    ``x``. Returns ``f_hi, f_lo, e_hi, e_lo``.
+    """
+    zero = np.zeros_like(dq)
+    if friction is None:
+        return zero, zero, zero, zero
+    damping, coulomb = friction
+    moving = np.abs(dq) > 1e-12
+    with np.errstate(divide='ignore'):
+        top = np.min(np.where(moving, v / np.maximum(np.abs(dq), 1e-12), np.inf), axis=1)
+    sd0 = np.where(np.isfinite(top), tangent * top, 1.0)[:, None]
+    viscous = damping * np.abs(dq)
+    level = np.where(moving, 0.5 * viscous * sd0 + coulomb, 0.0)
+    slope = np.where(moving, 0.5 * viscous / sd0, 0.0)
+    return (np.where(dq > 0.0, level, 0.0), np.where(dq < 0.0, -level, 0.0),
+            np.where(dq > 0.0, slope, 0.0), np.where(dq < 0.0, slope, 0.0))
 
 
 def _profile(p: _Problem,
@@ -634,17 +669,10 @@ def retime(model, waypoints: ArrayLike, *, velocity_limits: LimitSpec = None,
                    model.damping if include_friction else np.zeros(model.dof),
                    model.coulomb_friction if include_friction else np.zeros(model.dof),
                    model.friction_velocity)
-    f_hi = np.zeros_like(dq)
-    f_lo = np.zeros_like(dq)
-    if include_friction:
-        with np.errstate(divide='ignore', invalid='ignore'):
-            vcap = np.where(np.abs(dq) > 1e-12, v / np.abs(dq), np.inf)
-        sd_max = np.min(vcap, axis=1)[:, None]
-        fmax = model.damping * np.abs(dq) * sd_max + model.coulomb_friction
-        fmax = np.where(np.abs(dq) > 1e-12, fmax, 0.0)
-        f_hi = np.where(dq > 0.0, fmax, 0.0)
-        f_lo = np.where(dq < 0.0, -fmax, 0.0)
-    problem = _Problem(s, dq, ddq, A, B, C, f_hi, f_lo, v, a, tau)
+    friction = (model.damping, model.coulomb_friction) if include_friction else None
+    tangent = TANGENT_SPEED
+    problem = _Problem(s, dq, ddq, A, B, C, *_friction_rows(dq, v, friction, tangent), v, a,
+                       tau)
 
     phi = np.full((3, len(s)), (1.0 - margin) * START_FACTOR)
     phi[1, :len(END_START)] *= END_START
@@ -668,16 +696,31 @@ def retime(model, waypoints: ArrayLike, *, velocity_limits: LimitSpec = None,
                 scale, (rv, ra, rt) = _uniform_slow_down(table, traj, problem, limit,
                                                          check_rate)
                 break
+            if friction is not None and tangent > TANGENT_SPEED / 64:
+                # the viscous friction's line may be what leaves no room: touch it at a
+                # lower speed (a larger share of it then grows with x, less is constant)
+                tangent /= 4.0
+                rows = _friction_rows(dq, v, friction, tangent)
+                problem = _Problem(s, dq, ddq, A, B, C, *rows, v, a, tau)
+                continue
             seg = int(np.searchsorted(index, error.index, side='right')) - 1
             k = error.index
-            static = np.abs(C[k] + f_hi[k]) > tau
-            which = names[int(np.argmax(np.abs(C[k]) / tau))] if np.any(static) else None
+            # what the arm needs at that point even creeping: gravity, and the Coulomb
+            # friction of the joints that move
+            hold = np.abs(C[k]) / tau
+            creep = (np.abs(C[k]) + np.where(np.abs(dq[k]) > 1e-12, friction[1], 0.0)
+                     if friction is not None else np.abs(C[k])) / tau
+            if np.max(hold) > 1.0:
+                why = (': joint %r needs more than its effort limit to hold the arm there'
+                       % names[int(np.argmax(hold))])
+            elif np.max(creep) > 1.0:
+                why = (': joint %r needs more than its effort limit to hold the arm there and '
+                       'overcome its friction' % names[int(np.argmax(creep))])
+            else:
+                why = ' (effort limits too low for the acceleration the path needs)'
             raise ValueError(
                 'the path cannot be followed within the limits near waypoint segment %d-%d'
-                '%s' % (max(seg, 0), min(seg + 1, len(w) - 1),
-                        (': joint %r needs more than its effort limit to hold the arm there'
-                         % which) if which else ' (effort limits too low for the '
-                        'acceleration the path needs)')) from None
+                '%s' % (max(seg, 0), min(seg + 1, len(w) - 1), why)) from None
         traj = RetimedTrajectory(names, path, knots, t, s, sd, sdd, index,
                                  RetimingReport(0, 0, 0, repairs, 1.0, len(s)),
                                  derivatives)

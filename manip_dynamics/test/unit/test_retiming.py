@@ -413,3 +413,50 @@ def test_the_interpolation_bound_covers_the_path_terms(cobot):
             assert np.count_nonzero(gap > err + 1e-7 * limit) <= 2e-3 * gap.size
             # and the bound is not vacuous: the interpolation's error is of its size
             assert np.max(gap / limit) > 0.1 * np.max(err / limit)
+
+
+def test_the_friction_lines_bound_the_friction_at_every_speed():
+    """f_hi + e_hi sd^2 >= the friction >= f_lo - e_lo sd^2 for every sd up to the top."""
+    from manip_dynamics.planning import retiming
+
+    rng = np.random.default_rng(5)
+    dq = rng.normal(size=(50, 7))
+    v = rng.uniform(0.5, 3.0, 7)
+    damping, coulomb = rng.uniform(0.0, 10.0, 7), rng.uniform(0.0, 2.0, 7)
+    top = np.min(v / np.abs(dq), axis=1)
+    for tangent in (0.5, 0.125, 1.0):
+        f_hi, f_lo, e_hi, e_lo = retiming._friction_rows(dq, v, (damping, coulomb), tangent)
+        for share in np.linspace(0.0, 1.0, 41):
+            sd = (share * top)[:, None]
+            # the friction in the direction of motion, Coulomb at full size
+            friction = damping * dq * sd + coulomb * np.sign(dq)
+            assert np.all(friction <= f_hi + e_hi * sd ** 2 + 1e-12)
+            assert np.all(friction >= f_lo - e_lo * sd ** 2 - 1e-12)
+
+
+def test_a_strongly_damped_arm_is_retimed_within_its_limits():
+    """
+    Viscous friction at the top speed of 40 % of the effort limit (a real description,
+    xarm7 in example-robot-data, has as much): the path is timed (a constant bound of the
+    friction at the top speed refused it), every limit kept at 10 kHz by Pinocchio's
+    efforts plus the friction.
+    """
+    pin = pytest.importorskip('pinocchio', reason='pin (Pinocchio) not installed')
+    bare = RobotModel.from_urdf_file(urdf_path('cobot7'))
+    damping = 0.4 * 0.6 * bare.effort_limits / bare.velocity_limits
+    arm = bare.with_joint_dynamics(damping=dict(zip(bare.joint_names, damping)),
+                                   friction=dict.fromkeys(bare.joint_names, 1.0))
+    w = _long_path(arm, 6, 4)
+    traj = retime(arm, w, acceleration_limits=ACC, effort_scale=0.6)
+    with open(urdf_path('cobot7'), encoding='utf-8') as stream:
+        ref = pin.buildModelFromXML(stream.read())
+    ref.gravity.linear = arm.gravity
+    data = ref.createData()
+    t = np.arange(0.0, traj.duration, 1e-4)
+    q, qd, qdd = traj.sample(t)
+    friction = arm.friction_torques(qd)
+    limit = 0.6 * arm.effort_limits
+    worst = max(float(np.max(np.abs(pin.rnea(ref, data, q[k], qd[k], qdd[k]) + friction[k])
+                             / limit)) for k in range(len(t)))
+    assert worst <= 1.0, 'effort limit exceeded: %.4f of it' % worst
+    assert np.max(np.abs(qd) / arm.velocity_limits) <= 1.0
