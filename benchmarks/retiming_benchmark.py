@@ -25,8 +25,8 @@ limit when sampled at 1 kHz and 10 kHz (efforts with Pinocchio). Then long paths
 written here by varying puma560 and cobot7 (each link's mass and inertia, the lengths, the
 velocity and effort limits) and three public descriptions as published (ur5, z1 and xarm7
 from example-robot-data, when installed), against TOPP-RA on its own default grid, on 201
-points and on as many points as ours. ``--output FILE`` replaces the ``retiming`` and ``retiming-long``
-blocks of FILE.
+points and on as many points as ours. ``--output FILE`` replaces the ``retiming`` and
+``retiming-long`` blocks of FILE.
 """
 
 import argparse
