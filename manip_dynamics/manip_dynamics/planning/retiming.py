@@ -403,8 +403,9 @@ def _constraints(p: _Problem, phi: FloatArray) -> tuple:
     return p.al, p.be, scale_rows(p.ga, p.ga_kind, phi), x_cap
 
 
-def _friction_rows(dq: FloatArray, v: FloatArray, friction: tuple | None,
-                   tangent: float) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+def _friction_rows(dq: FloatArray, v: FloatArray, friction: tuple | None, tangent: float,
+                   C: FloatArray, tau: FloatArray,  # noqa: N803
+                   ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
     """
     Return lines in ``x = sd^2`` that bound the joint friction along the path, (N + 1, n).
 
@@ -412,9 +413,11 @@ def _friction_rows(dq: FloatArray, v: FloatArray, friction: tuple | None,
     ``c`` per joint; None: no friction, all zero) is bounded in the direction of motion:
     above by ``f_hi + e_hi x`` (joints with q' > 0), below by ``f_lo - e_lo x`` (q' < 0), 0
     on the other side. ``sd <= (sd0 + x / sd0) / 2`` for any ``sd0 > 0`` (the tangent of
-    the concave ``sqrt(x)``) with ``sd0`` = ``tangent`` times the top speed the velocity
-    limits ``v`` allow at the point (1 where they allow any): the constraints stay linear in
-    ``x``. Returns ``f_hi, f_lo, e_hi, e_lo``.
+    the concave ``sqrt(x)``), so the constraints stay linear in ``x``; ``sd0`` is
+    ``tangent`` times the top speed at the point: the lower of what the velocity limits
+    ``v`` allow and the speed at which a joint's viscous friction alone would use up what
+    its gravity torque ``C`` (N + 1, n) and Coulomb friction leave of its effort limit
+    ``tau`` (1 where neither bounds it). Returns ``f_hi, f_lo, e_hi, e_lo``.
     """
     zero = np.zeros_like(dq)
     if friction is None:
@@ -423,8 +426,14 @@ def _friction_rows(dq: FloatArray, v: FloatArray, friction: tuple | None,
     moving = np.abs(dq) > 1e-12
     with np.errstate(divide='ignore'):
         top = np.min(np.where(moving, v / np.maximum(np.abs(dq), 1e-12), np.inf), axis=1)
-    sd0 = np.where(np.isfinite(top), tangent * top, 1.0)[:, None]
     viscous = damping * np.abs(dq)
+    # the speed at which the viscous friction alone uses up what gravity and the Coulomb
+    # friction leave of the effort limit: the profile stays below it
+    with np.errstate(divide='ignore', invalid='ignore'):
+        room = np.where(viscous > 0.0, np.maximum(tau - np.abs(C) - coulomb, 0.0) / viscous,
+                        np.inf)
+    top = np.minimum(top, np.min(room, axis=1))
+    sd0 = np.where(np.isfinite(top), tangent * np.maximum(top, 1e-6), 1.0)[:, None]
     level = np.where(moving, 0.5 * viscous * sd0 + coulomb, 0.0)
     slope = np.where(moving, 0.5 * viscous / sd0, 0.0)
     return (np.where(dq > 0.0, level, 0.0), np.where(dq < 0.0, -level, 0.0),
@@ -671,8 +680,8 @@ def retime(model, waypoints: ArrayLike, *, velocity_limits: LimitSpec = None,
                    model.friction_velocity)
     friction = (model.damping, model.coulomb_friction) if include_friction else None
     tangent = TANGENT_SPEED
-    problem = _Problem(s, dq, ddq, A, B, C, *_friction_rows(dq, v, friction, tangent), v, a,
-                       tau)
+    rows = _friction_rows(dq, v, friction, tangent, C, tau)
+    problem = _Problem(s, dq, ddq, A, B, C, *rows, v, a, tau)
 
     phi = np.full((3, len(s)), (1.0 - margin) * START_FACTOR)
     phi[1, :len(END_START)] *= END_START
@@ -700,7 +709,7 @@ def retime(model, waypoints: ArrayLike, *, velocity_limits: LimitSpec = None,
                 # the viscous friction's line may be what leaves no room: touch it at a
                 # lower speed (a larger share of it then grows with x, less is constant)
                 tangent /= 4.0
-                rows = _friction_rows(dq, v, friction, tangent)
+                rows = _friction_rows(dq, v, friction, tangent, C, tau)
                 problem = _Problem(s, dq, ddq, A, B, C, *rows, v, a, tau)
                 continue
             seg = int(np.searchsorted(index, error.index, side='right')) - 1

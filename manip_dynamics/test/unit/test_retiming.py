@@ -424,8 +424,11 @@ def test_the_friction_lines_bound_the_friction_at_every_speed():
     v = rng.uniform(0.5, 3.0, 7)
     damping, coulomb = rng.uniform(0.0, 10.0, 7), rng.uniform(0.0, 2.0, 7)
     top = np.min(v / np.abs(dq), axis=1)
+    gravity = rng.normal(size=dq.shape) * 5.0
+    tau = np.full(7, 12.0)
     for tangent in (0.5, 0.125, 1.0):
-        f_hi, f_lo, e_hi, e_lo = retiming._friction_rows(dq, v, (damping, coulomb), tangent)
+        f_hi, f_lo, e_hi, e_lo = retiming._friction_rows(dq, v, (damping, coulomb), tangent,
+                                                         gravity, tau)
         for share in np.linspace(0.0, 1.0, 41):
             sd = (share * top)[:, None]
             # the friction in the direction of motion, Coulomb at full size
