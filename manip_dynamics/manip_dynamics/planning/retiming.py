@@ -36,14 +36,13 @@ the piece within the limits, equally spaced at ``check_rate`` (4 kHz) or closer,
 four points inside; velocities and accelerations (from the spline) and torques (the
 model's inverse dynamics along the path at the grid points, interpolated, plus a bound of
 the interpolation's error, with the real friction at the sampled velocity) are compared
-with the limits, and where a
-piece uses more than ``1 - margin`` of one, the limits of the grid points around it are
-tightened by the ratio (at least 3 %) and the profile recomputed. A repair changes the
-profile near the tightened points only: the pieces whose ends (duration, ``sd``, ``sdd``)
-are unchanged keep their check, the others are checked again. After ``max_repairs``
-rounds, a uniform slow-down by the worst ratio ends it. TOPP-RA's own output guarantees
-its limits only at its grid points (0.2 to 1.3 % over between them on the arms issue 20
-tried).
+with the limits, and where a piece uses more than ``1 - margin`` of one, the limits of the
+grid points around it are tightened by the ratio (at least 3 %) and the profile
+recomputed. A repair changes the profile near the tightened points only: the pieces whose
+ends (duration, ``sd``, ``sdd``) are unchanged keep their check, the others are checked
+again. After ``max_repairs`` rounds, a uniform slow-down by the worst ratio ends it.
+TOPP-RA's own output guarantees its limits only at its grid points (0.2 to 1.3 % over
+between them on the arms issue 20 tried).
 """
 
 from dataclasses import dataclass
@@ -75,10 +74,10 @@ END_CHECK_POINTS = 40
 COARSE_CHECK_POINTS = 6
 #: Half-width of the moving average applied to TOPP-RA's ``sd^2`` profile [grid points].
 SMOOTHING = 2
-#: Default grid points per waypoint segment. Measured on the 16 long-path benchmark cases
-#: (2 to 20 waypoints): 50 (with SMOOTHING 3) took 1.1 to 1.4 times TOPP-RA's time on 201
-#: points for 20 waypoints; 35 with SMOOTHING 2 gives durations 0.3 to 1.0 % longer than
-#: that, in 0.7 to 0.95 of the time, every limit still kept.
+#: Default grid points per waypoint segment. Measured on the 16 varied long-path benchmark
+#: cases (2 to 20 waypoints): against 50 with SMOOTHING 3, 35 with SMOOTHING 2 gives
+#: durations 0.3 to 1.0 % longer (40: 0.0 to 1.0, 30: 0.5 to 2.0) and about 0.7 of the
+#: computation, every limit still kept.
 GRID_PER_SEGMENT = 35
 #: Default share of each limit the check accepts at a sample (the rest covers the peaks
 #: between samples of smooth functions at ``check_rate``).
