@@ -477,16 +477,16 @@ def path_terms(model, q: ArrayLike, dq: ArrayLike, ddq: ArrayLike, *,
     ``tau = M(q) qdd + V(q, qd) + G(q)`` becomes ``tau = A sdd + B sd^2 + C`` with
     ``A = M q'``, ``B = M q'' + V(q, q')`` (V is quadratic in the velocity) and ``C = G``,
     plus ``armature * q'`` in A and ``armature * q''`` in B when asked; friction is not
-    included (it is not quadratic in sd). One set of joint transforms per state for the
-    three Newton-Euler passes (:data:`~manip_dynamics.algorithms.kernels.PATH_TERMS`).
+    included (it is not quadratic in sd). One compiled pass per state
+    (:data:`~manip_dynamics.algorithms.kernels.PATH_TERMS`).
 
-    :param q: Positions on the path [rad or m], shape (N, n).
+    :param q: Positions on the path [rad or m], shape (n,) or (N, n).
     :param dq: ``dq/ds`` there, same shape; ``ddq`` ``d^2q/ds^2``.
     :param include_armature: Add the rotor inertias to M.
-    :return: ``A, B, C`` [N m or N per unit of sdd, sd^2, 1], each (N, n).
+    :return: ``A, B, C`` [N m or N per unit of sdd, sd^2, 1], each of the shape of ``q``.
     :raises InputError: Wrong shape, NaN/inf, or an overflow (named).
     """
-    (q2, dq2, ddq2), _ = model._states(_PATH_ARGS, q, dq, ddq)
+    (q2, dq2, ddq2), single = model._states(_PATH_ARGS, q, dq, ddq)
     count, n = q2.shape
     res = np.empty((count, 3, n))
     code = model._run(_K.dynamics, (_ops.PATH_TERMS, model._ints, model._flat,
@@ -495,6 +495,8 @@ def path_terms(model, q: ArrayLike, dq: ArrayLike, ddq: ArrayLike, *,
                       res.reshape(-1), 3 * n, _NO_FEXT)
     if code:
         model._raise_code(code, _PATH_ARGS, [q2, dq2, ddq2])
+    if single:
+        return res[0, 0], res[0, 1], res[0, 2]
     return res[:, 0], res[:, 1], res[:, 2]
 
 

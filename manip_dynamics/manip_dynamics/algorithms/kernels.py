@@ -59,7 +59,8 @@ FD_ABA = 2
 #: The path terms ``A = M(q) q'``, ``B = M(q) q'' + C(q, q') q'``, ``C = g(q)`` of
 #: ``tau = A sdd + B sd^2 + C`` along a path ``q(s)`` (Craig eq. 6.59 with ``qd = q' sd``,
 #: ``qdd = q' sdd + q'' sd^2``): ``qd`` holds q', ``x`` q'', ``out`` (3 N n,) A, B, C per
-#: state; one set of joint transforms for the three Newton-Euler passes.
+#: state; one set of joint transforms per state, B by Newton-Euler, A and C by one outward
+#: pass of the arm at rest (rnea.still_pair_state).
 PATH_TERMS = 3
 #: ``op`` codes of :func:`matrices`.
 MASS_MATRIX = 0

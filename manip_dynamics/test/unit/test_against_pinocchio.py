@@ -123,11 +123,10 @@ def compare(pair: PinPair, seeds=range(5), wrench_links=()) -> dict:
                    pair.back(pin.aba(model, data, pq, pv, pair.v(qdd)).copy())),
         }
         # the path terms with q' = qd, q'' = qdd: M q', M q'' + C(q, q') q', g
-        terms = pair.ours.path_terms(q[None], qd[None], qdd[None])
-        m_ours = pair.back(m_pin)
-        checks['path A'] = (terms[0][0], m_ours @ qd)
-        checks['path B'] = (terms[1][0], pair.back(tau_pin - g_pin))
-        checks['path C'] = (terms[2][0], pair.back(g_pin))
+        terms = pair.ours.path_terms(q, qd, qdd)
+        checks['path A'] = (terms[0], pair.back(m_pin) @ qd)
+        checks['path B'] = (terms[1], pair.back(tau_pin - g_pin))
+        checks['path C'] = (terms[2], pair.back(g_pin))
         if wrench_links:
             rng = np.random.default_rng(100 + seed)
             wrenches = {link: rng.uniform(-10, 10, 6) for link in wrench_links}
