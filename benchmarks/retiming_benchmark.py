@@ -39,13 +39,17 @@ import xml.etree.ElementTree as ElementTree
 from doc_blocks import marked_block, replace_marked_block
 import numpy as np
 
+# the sources of this checkout, and the tests' finder of example-robot-data
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
                                 'manip_dynamics'))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                                'manip_dynamics', 'test'))
 
 import pinocchio as pin  # noqa: E402, I100
 import toppra as ta  # noqa: E402
 import toppra.algorithm as algo  # noqa: E402
 import toppra.constraint as constraint  # noqa: E402
+import urdf_factory  # noqa: E402
 
 from manip_dynamics import RobotModel  # noqa: E402, I100, I201
 from manip_dynamics.bundled import urdf_path  # noqa: E402
@@ -184,17 +188,17 @@ def peak_use(model, ref, data, sample, duration: float) -> float:
 
 def public_arms() -> list:
     """Return ``(label, URDF text, seed)`` of PUBLIC_ARMS found installed (none: [])."""
-    for entry in sys.path:
-        base = os.path.join(entry, 'cmeel.prefix', 'share', 'example-robot-data', 'robots')
-        if os.path.isdir(base):
-            found = []
-            for name, rel in PUBLIC_ARMS:
-                if os.path.isfile(os.path.join(base, rel)):
-                    with open(os.path.join(base, rel), encoding='utf-8') as stream:
-                        found.append(('%s (public)' % name, stream.read(), 1))
-            return found
-    print('example-robot-data not installed: the public arms are left out', file=sys.stderr)
-    return []
+    base = urdf_factory.example_robot_data_dir()
+    if base is None:
+        print('example-robot-data not installed: the public arms are left out',
+              file=sys.stderr)
+        return []
+    found = []
+    for name, rel in PUBLIC_ARMS:
+        if os.path.isfile(os.path.join(base, rel)):
+            with open(os.path.join(base, rel), encoding='utf-8') as stream:
+                found.append(('%s (public)' % name, stream.read(), 1))
+    return found
 
 
 def long_paths(quick: bool) -> str:
