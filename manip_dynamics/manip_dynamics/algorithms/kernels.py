@@ -99,7 +99,7 @@ def dynamics(op, ints, flat, use_armature, base_acc, q, qd, x, fext, out):
     # much): R and the (n, 3, 3) blocks of ABA or CRBA share one, as C-ordered slices
     mats = np.empty((5 if aba else (2 if chol else 1), n, 3, 3))
     R = mats[0]
-    vec = np.empty((18 if aba else 7, n, 3))
+    vec = np.empty((18 if aba else (8 if terms else 7), n, 3))
     st = np.empty((7, n))  # q, qd, x, result, zeros, two scratch rows
     if aba or chol:
         blocks = mats[1:]
@@ -116,7 +116,12 @@ def dynamics(op, ints, flat, use_armature, base_acc, q, qd, x, fext, out):
     q_s, qd_s, x_s, res, s5, s6 = st[0], st[1], st[2], st[3], st[5], st[6]
     p, w, wd, vd, f, t = vec[0], vec[1], vec[2], vec[3], vec[4], vec[5]
     acc_in = zero if chol else x_s
-    still = np.zeros(3)  # the root's acceleration without gravity (PATH_TERMS)
+    # PATH_TERMS: the root's acceleration without gravity, in the buffer's extra row (the
+    # other ops allocate nothing for it)
+    still = vec[7, 0] if terms and n else base_acc
+    if terms and n:
+        for i in range(3):
+            still[i] = 0.0
     for k in range(N):
         lo = k * n
         if not load_state(q, lo, q_s):
