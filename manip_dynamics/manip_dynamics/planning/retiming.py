@@ -371,11 +371,8 @@ class _Problem:
         self.be = np.ascontiguousarray(
             np.concatenate([self.ddq, -self.ddq, self.B + self.e_hi, -self.B + self.e_lo],
                            axis=1))
-        abs_dq = np.abs(self.dq)
-        with np.errstate(divide='ignore', invalid='ignore'):
-            vcap = np.where(abs_dq > 1e-12, (self.v / abs_dq) ** 2, np.inf)
         # x <= phi_v^2 (v / |q'|)^2 for every joint: the factor comes out of the minimum
-        self.x_cap = np.min(vcap, axis=1)
+        self.x_cap = _top_speed(self.dq, self.v) ** 2
         acc = np.where(np.isfinite(self.a), self.a, _BIG) * np.ones_like(self.dq)
         finite = np.isfinite(self.tau)
         tau = np.where(finite, self.tau, _BIG)
@@ -387,6 +384,13 @@ class _Problem:
         self.ga_kind = np.ascontiguousarray(np.concatenate(
             [acc_kind, acc_kind, np.where(finite & (up > 0.0), 2, -1),
              np.where(finite & (down > 0.0), 2, -1)], axis=1))
+
+
+def _top_speed(dq: FloatArray, v: FloatArray) -> FloatArray:
+    """Return the largest ``sd`` the velocity limits ``v`` allow at each point, (N + 1,)."""
+    moving = np.abs(dq) > 1e-12
+    with np.errstate(divide='ignore'):
+        return np.min(np.where(moving, v / np.where(moving, np.abs(dq), 1.0), np.inf), axis=1)
 
 
 def _constraints(p: _Problem, phi: FloatArray) -> tuple:
@@ -423,8 +427,7 @@ def _friction_rows(dq: FloatArray, v: FloatArray, friction: tuple | None, tangen
         return zero, zero, zero, zero
     damping, coulomb = friction
     moving = np.abs(dq) > 1e-12
-    with np.errstate(divide='ignore'):
-        top = np.min(np.where(moving, v / np.maximum(np.abs(dq), 1e-12), np.inf), axis=1)
+    top = _top_speed(dq, v)
     viscous = damping * np.abs(dq)
     # the speed at which the viscous friction alone uses up what gravity and the Coulomb
     # friction leave of the effort limit: the profile stays below it
