@@ -125,13 +125,10 @@ def gravity_stiffness(model, q: ArrayLike) -> FloatArray:
     """
     q = np.asarray(q, dtype=np.float64)
     n = q.shape[0]
-    columns = []
-    for j in range(n):
-        step = np.zeros(n)
-        step[j] = STIFFNESS_STEP
-        columns.append((model.gravity_torques(q + step) - model.gravity_torques(q - step))
-                       / (2.0 * STIFFNESS_STEP))
-    k = np.array(columns).T
+    steps = STIFFNESS_STEP * np.eye(n)
+    # one batch: row j is the pose moved along joint j, up then down
+    g = model.gravity_torques(np.vstack([q + steps, q - steps]))
+    k = ((g[:n] - g[n:]) / (2.0 * STIFFNESS_STEP)).T
     return 0.5 * (k + k.T)
 
 
