@@ -48,6 +48,35 @@ def trajectory(cobot):
     return retime(cobot, WAYPOINTS, acceleration_limits=ACC, effort_scale=0.6)
 
 
+def _pinocchio_cobot7(model, payload: bool = False):
+    """
+    Return Pinocchio's cobot7 and its data, with ``model``'s gravity and rotor inertias.
+
+    ``payload``: the ``cobot`` fixture's 3 kg at tool0, as an inertia on tool0's parent joint.
+    """
+    pin = pytest.importorskip('pinocchio', reason='pin (Pinocchio) not installed')
+    with open(urdf_path('cobot7'), encoding='utf-8') as stream:
+        ref = pin.buildModelFromXML(stream.read())
+    ref.gravity.linear = model.gravity
+    if payload:
+        frame = ref.frames[ref.getFrameId('tool0')]
+        inertia = pin.Inertia(3.0, np.array([0.0, 0.0, 0.05]), np.diag([0.01, 0.01, 0.01]))
+        ref.inertias[frame.parentJoint] += frame.placement.act(inertia)
+    ref.armature = model.armature
+    return ref, ref.createData()
+
+
+def _effort_use(model, reference, q, qd, qdd, effort_scale=0.6) -> float:
+    """Return the largest |Pinocchio's rnea plus ``model``'s friction| / the used limit."""
+    import pinocchio as pin
+
+    ref, data = reference
+    friction = model.friction_torques(qd)
+    limit = effort_scale * model.effort_limits
+    return max(float(np.max(np.abs(pin.rnea(ref, data, q[k], qd[k], qdd[k]) + friction[k])
+                            / limit)) for k in range(len(q)))
+
+
 def test_passes_through_every_waypoint_in_order(trajectory):
     times = trajectory.waypoint_times
     assert times[0] == 0.0 and times[-1] == pytest.approx(trajectory.duration)
@@ -74,26 +103,13 @@ def test_velocity_and_acceleration_are_continuous_derivatives(trajectory):
 
 @pytest.mark.parametrize('rate', [1000.0, 10000.0])
 def test_limits_hold_at_every_sample(cobot, trajectory, rate):
-    pin = pytest.importorskip('pinocchio', reason='pin (Pinocchio) not installed')
-    with open(urdf_path('cobot7'), encoding='utf-8') as stream:
-        ref = pin.buildModelFromXML(stream.read())
-    ref.gravity.linear = cobot.gravity
-    # the same payload, as an inertia on tool0's parent joint, and the rotor inertias
-    frame = ref.frames[ref.getFrameId('tool0')]
-    inertia = pin.Inertia(3.0, np.array([0.0, 0.0, 0.05]), np.diag([0.01, 0.01, 0.01]))
-    ref.inertias[frame.parentJoint] += frame.placement.act(inertia)
-    ref.armature = cobot.armature
-    data = ref.createData()
+    # the same payload in Pinocchio's model, and the rotor inertias
+    reference = _pinocchio_cobot7(cobot, payload=True)
     t = np.arange(0.0, trajectory.duration, 1.0 / rate)
     q, qd, qdd = trajectory.sample(t)
     assert np.all(np.abs(qd) <= cobot.velocity_limits)
     assert np.all(np.abs(qdd) <= ACC)
-    friction = cobot.friction_torques(qd)
-    limit = 0.6 * cobot.effort_limits
-    worst = 0.0
-    for k in range(len(t)):
-        tau = pin.rnea(ref, data, q[k], qd[k], qdd[k]) + friction[k]
-        worst = max(worst, float(np.max(np.abs(tau) / limit)))
+    worst = _effort_use(cobot, reference, q, qd, qdd)
     assert worst <= 1.0, 'effort limit exceeded: %.4f of it' % worst
     assert worst > 0.9, 'the effort limit is not what limits this motion (%.3f)' % worst
 
@@ -145,23 +161,15 @@ def test_the_coarse_check_never_reports_less_than_the_dense_one():
 
 def test_a_long_path_keeps_every_limit_at_10_khz():
     """12 waypoints (about 9 s): the coarse check decides most pieces, Pinocchio checks."""
-    pin = pytest.importorskip('pinocchio', reason='pin (Pinocchio) not installed')
     bare = RobotModel.from_urdf_file(urdf_path('cobot7'))
+    reference = _pinocchio_cobot7(bare)
     w = _long_path(bare, 12, 2)
     traj = retime(bare, w, acceleration_limits=ACC, effort_scale=0.6)
-    with open(urdf_path('cobot7'), encoding='utf-8') as stream:
-        ref = pin.buildModelFromXML(stream.read())
-    ref.gravity.linear = bare.gravity
-    ref.armature = bare.armature
-    data = ref.createData()
     t = np.arange(0.0, traj.duration, 1e-4)
     q, qd, qdd = traj.sample(t)
     assert np.max(np.abs(qd) / bare.velocity_limits) <= 1.0
     assert np.max(np.abs(qdd)) <= ACC
-    friction = bare.friction_torques(qd)
-    limit = 0.6 * bare.effort_limits
-    worst = max(float(np.max(np.abs(pin.rnea(ref, data, q[k], qd[k], qdd[k]) + friction[k])
-                             / limit)) for k in range(len(t)))
+    worst = _effort_use(bare, reference, q, qd, qdd)
     assert worst <= 1.0, 'effort limit exceeded: %.4f of it' % worst
     q_w, _, _ = traj.sample(traj.waypoint_times)
     np.testing.assert_allclose(q_w, w, rtol=0, atol=1e-6)
@@ -444,22 +452,15 @@ def test_a_strongly_damped_arm_is_retimed_within_its_limits():
     friction at the top speed refused it), every limit kept at 10 kHz by Pinocchio's
     efforts plus the friction.
     """
-    pin = pytest.importorskip('pinocchio', reason='pin (Pinocchio) not installed')
     bare = RobotModel.from_urdf_file(urdf_path('cobot7'))
     damping = 0.4 * 0.6 * bare.effort_limits / bare.velocity_limits
     arm = bare.with_joint_dynamics(damping=dict(zip(bare.joint_names, damping)),
                                    friction=dict.fromkeys(bare.joint_names, 1.0))
+    reference = _pinocchio_cobot7(arm)
     w = _long_path(arm, 6, 4)
     traj = retime(arm, w, acceleration_limits=ACC, effort_scale=0.6)
-    with open(urdf_path('cobot7'), encoding='utf-8') as stream:
-        ref = pin.buildModelFromXML(stream.read())
-    ref.gravity.linear = arm.gravity
-    data = ref.createData()
     t = np.arange(0.0, traj.duration, 1e-4)
     q, qd, qdd = traj.sample(t)
-    friction = arm.friction_torques(qd)
-    limit = 0.6 * arm.effort_limits
-    worst = max(float(np.max(np.abs(pin.rnea(ref, data, q[k], qd[k], qdd[k]) + friction[k])
-                             / limit)) for k in range(len(t)))
+    worst = _effort_use(arm, reference, q, qd, qdd)
     assert worst <= 1.0, 'effort limit exceeded: %.4f of it' % worst
     assert np.max(np.abs(qd) / arm.velocity_limits) <= 1.0
