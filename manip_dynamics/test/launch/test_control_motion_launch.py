@@ -50,6 +50,7 @@ import xml.etree.ElementTree as ElementTree
 from launch_support import call_service, ros2_control_missing, ros2_launch_missing
 import numpy as np
 import pytest
+from ros_test_support import wait_until
 
 pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.launch_test,
               pytest.mark.realtime]
@@ -110,14 +111,6 @@ SWITCH_WINDOW = 1.0
 LOOP_PRIORITY = 50
 #: The launch up to active controllers on a loaded 2-core machine [s].
 STARTUP = 90.0
-
-
-def wait_until(predicate, timeout: float, what: str) -> None:
-    """Poll ``predicate`` until true; fail naming ``what`` after ``timeout`` [s]."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.02)
 
 
 #: The share of a plan's move at which its start is placed (a rest-to-rest quintic's start is
