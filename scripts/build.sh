@@ -18,6 +18,20 @@ source "$(dirname "${BASH_SOURCE[0]}")/env.sh" || exit 1
 [[ -x "${MD_VENV}/bin/colcon" ]] || md_die "no colcon in ${MD_VENV}; run scripts/setup.sh first"
 
 packages=("${MD_ROOT}/manip_dynamics_interfaces" "${MD_ROOT}/manip_dynamics")
+# control_msgs is not on PyPI: where the environment has none (the PyPI set-up), the test-only
+# subset in test_support/ is built beside the packages so the action paths can be tested; an
+# installed ROS 2's real control_msgs wins (test_support/README.md).
+real_control_msgs=
+IFS=: read -r -a _md_prefixes <<< "${AMENT_PREFIX_PATH:-}"
+for _md_prefix in "${_md_prefixes[@]}"; do
+  case "${_md_prefix}" in "${MD_INSTALL_BASE}"*) continue ;; esac
+  if [[ -n "${_md_prefix}" && -f "${_md_prefix}/share/control_msgs/package.xml" ]]; then
+    real_control_msgs=${_md_prefix}
+  fi
+done
+if [[ -z "${real_control_msgs}" ]]; then
+  packages+=("${MD_ROOT}/test_support/control_msgs")
+fi
 
 # Hash of what makes a rebuild necessary: the content of every file of the interfaces package;
 # for the Python package (built with --symlink-install, so edited sources are live) the list of
@@ -28,7 +42,7 @@ sources_hash() {
     cd "${MD_ROOT}"
     prune=(\( -name __pycache__ -o -name build -o -name '*.egg-info' -o -name .pytest_cache -o -name .hypothesis \)
            -prune -o -type f -print)
-    find manip_dynamics_interfaces "${prune[@]}" | LC_ALL=C sort | while IFS= read -r f; do
+    find manip_dynamics_interfaces test_support "${prune[@]}" | LC_ALL=C sort | while IFS= read -r f; do
       printf '%s %s\n' "$(sha1sum < "$f" | cut -d' ' -f1)" "$f"
     done
     # The Python package folder itself is symlinked whole, so files added there (or in test/)
@@ -37,7 +51,7 @@ sources_hash() {
       -prune -o "${prune[@]}" | LC_ALL=C sort
     cat manip_dynamics/setup.py manip_dynamics/setup.cfg manip_dynamics/package.xml
     cat "${MD_VENV}/.manip_dynamics_requirements.sha256" 2>/dev/null || true
-    echo "${MD_VENV} ${MD_DISTRO} $*"
+    echo "${MD_VENV} ${MD_DISTRO} ${real_control_msgs} $*"
   ) | sha256sum | cut -d' ' -f1
 }
 
