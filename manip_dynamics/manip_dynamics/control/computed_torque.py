@@ -330,18 +330,29 @@ class TrajectoryController:
         :raises InputError: The trajectory's first point is more than ``start_tolerance``
             from ``q`` (the message names the joint), or it has the wrong size.
         """
-        q = np.asarray(q, dtype=np.float64)
-        start, _, _ = trajectory.sample(np.array([0.0]))
-        if start.shape != (1, self.model.dof):
-            raise InputError('the trajectory has %d joints, the model %d'
-                             % (start.shape[1], self.model.dof))
-        self._check_start(start[0], q, 'its first point')
+        self.check_start(trajectory, q)
         self._traj = trajectory
         self._t0 = float(t)
         self._paused_at = None
         self._ramp_start = None
         self._state = 'tracking'
         self._integral[:] = 0.0
+
+    def check_start(self, trajectory, q: ArrayLike) -> None:
+        """
+        Check that ``trajectory`` starts at the pose ``q`` (what :meth:`set_trajectory` checks).
+
+        :param trajectory: As for :meth:`set_trajectory`.
+        :param q: Current joint positions [rad or m], model order, shape (n,).
+        :raises InputError: Its first point is more than ``start_tolerance`` from ``q`` (the
+            message names the joint), or it has the wrong size.
+        """
+        q = np.asarray(q, dtype=np.float64)
+        start, _, _ = trajectory.sample(np.array([0.0]))
+        if start.shape != (1, self.model.dof):
+            raise InputError('the trajectory has %d joints, the model %d'
+                             % (start.shape[1], self.model.dof))
+        self._check_start(start[0], q, 'its first point')
 
     def _check_start(self, start: FloatArray, q: FloatArray, what: str) -> None:
         gap = np.abs(start - q)

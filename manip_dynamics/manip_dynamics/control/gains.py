@@ -312,3 +312,62 @@ def design_joint_gains(model, update_rate: float, *, start: ArrayLike | None = N
                       update_rate=float(update_rate),
                       spectral_radius=radius(w, lift, cycles), damping_ratio=ratio,
                       delay_margin_cycles=stable, hold_stiffness=held)
+
+
+#: Goal tolerance beyond the friction offset [rad or m] (joint_trajectory_controller's
+#: ``constraints.<joint>.goal``), and the time a joint takes at its velocity limit to leave
+#: its path tolerance (``constraints.<joint>.trajectory``) [s], with that tolerance's bounds.
+GOAL_TOLERANCE_FLOOR = 0.01
+TRAJECTORY_TOLERANCE_TIME = 0.1
+TRAJECTORY_TOLERANCE_RANGE = (0.05, 0.25)
+#: ``constraints.goal_time`` [s] and ``stopped_velocity_tolerance`` [rad/s or m/s] written
+#: with the gains: the soft gains' slowest mode settles within it (measured behind the
+#: stand-in, docs/ROS2_CONTROL.md).
+GOAL_TIME = 1.0
+STOPPED_VELOCITY_TOLERANCE = 0.05
+
+
+@dataclass(frozen=True)
+class TrajectoryTolerances:
+    """joint_trajectory_controller's ``constraints`` for an arm and its gains (model order)."""
+
+    #: Path tolerance per joint while moving [rad or m], shape (n,).
+    trajectory: FloatArray
+    #: Goal tolerance per joint at the end [rad or m], shape (n,).
+    goal: FloatArray
+    #: Velocity below which the arm counts as stopped at the goal [rad/s or m/s].
+    stopped_velocity: float
+    #: Time after the plan's end within which the goal tolerance must be met [s].
+    goal_time: float
+
+
+def trajectory_tolerances(model, p: ArrayLike) -> TrajectoryTolerances:
+    """
+    Return JTC tolerances that report a plan ending off target, for PD gains ``p``.
+
+    A PD loop without integral action comes to rest short of its goal by up to the Coulomb
+    friction over the stiffness, ``f_c / p`` (Craig eq. 6.104's friction against the servo's
+    stiffness): the goal tolerance is twice that plus :data:`GOAL_TOLERANCE_FLOOR`, so a plan
+    that ends where the gains can bring it succeeds and one that ends farther off fails
+    (GOAL_TOLERANCE_VIOLATED). The path tolerance is the way a joint covers in
+    :data:`TRAJECTORY_TOLERANCE_TIME` at its velocity limit, within
+    :data:`TRAJECTORY_TOLERANCE_RANGE`: the tracking error of a fed-forward plan is orders
+    smaller, a collision or a fall exceeds it.
+
+    :param model: The :class:`~manip_dynamics.RobotModel` (its friction and limits).
+    :param p: Stiffness per joint [N m/rad or N/m], model order, shape (n,), > 0.
+    :return: The :class:`TrajectoryTolerances`.
+    :raises ValueError: ``p`` of the wrong shape, not finite or not positive.
+    """
+    stiffness = np.asarray(p, dtype=np.float64).reshape(-1)
+    if stiffness.shape != (model.dof,) or not np.all(np.isfinite(stiffness)) or \
+            np.any(stiffness <= 0.0):
+        raise ValueError('p must be %d finite stiffnesses > 0, got %s'
+                         % (model.dof, np.asarray(p).tolist()))
+    coulomb = np.abs(np.asarray(model.coulomb_friction, dtype=np.float64))
+    goal = GOAL_TOLERANCE_FLOOR + 2.0 * coulomb / stiffness
+    velocity = np.asarray(model.velocity_limits, dtype=np.float64)
+    low, high = TRAJECTORY_TOLERANCE_RANGE
+    trajectory = np.clip(np.where(np.isfinite(velocity), velocity * TRAJECTORY_TOLERANCE_TIME,
+                                  high), low, high)
+    return TrajectoryTolerances(trajectory, goal, STOPPED_VELOCITY_TOLERANCE, GOAL_TIME)

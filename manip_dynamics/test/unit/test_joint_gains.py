@@ -197,3 +197,24 @@ def test_bad_settings_are_named(kwargs, match):
     rate = args.pop('update_rate')
     with pytest.raises(ValueError, match=match):
         design_joint_gains(model, rate, **args)
+
+
+def test_goal_tolerances_admit_the_friction_offset_of_a_pd_rest_and_no_more():
+    """
+    At rest a PD loop without integral holds ``|p e| <= f_c`` (static friction balances the
+    spring): the goal tolerance must admit ``f_c / p`` and stay within a few times it.
+    """
+    from manip_dynamics.control.gains import (GOAL_TOLERANCE_FLOOR, trajectory_tolerances,
+                                              TRAJECTORY_TOLERANCE_RANGE)
+    for name in ('cobot7', 'puma560', 'planar_2r'):
+        model = RobotModel.from_urdf_file(urdf_path(name))
+        p = np.linspace(50.0, 400.0, model.dof)
+        tolerances = trajectory_tolerances(model, p)
+        offset = np.abs(model.coulomb_friction) / p
+        assert np.all(tolerances.goal > offset)
+        assert np.all(tolerances.goal <= GOAL_TOLERANCE_FLOOR + 2.0 * offset + 1e-12)
+        low, high = TRAJECTORY_TOLERANCE_RANGE
+        assert np.all((tolerances.trajectory >= low) & (tolerances.trajectory <= high))
+        assert tolerances.goal_time > 0.0 and tolerances.stopped_velocity > 0.0
+    with pytest.raises(ValueError, match='stiffnesses > 0'):
+        trajectory_tolerances(model, np.zeros(model.dof))

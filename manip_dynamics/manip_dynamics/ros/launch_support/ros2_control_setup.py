@@ -356,7 +356,9 @@ def controllers_parameters(urdf_xml: str, update_rate: float,
     :func:`manip_dynamics.control.gains.design_joint_gains` at ``update_rate`` with its
     default delay budget, over poses across the joint range and the start pose: stable up
     to twice that budget; without the efforts feedforward_filter fills in, the arm sags by
-    about ``g(q) / p``).
+    about ``g(q) / p``) and ``constraints`` (per-joint path and goal tolerances, goal time
+    and stopped velocity from :func:`manip_dynamics.control.gains.trajectory_tolerances`:
+    a plan that ends off target is reported GOAL_TOLERANCE_VIOLATED, not SUCCESSFUL).
     joint_state_broadcaster publishes every joint of the block.
 
     :param urdf_xml: The URDF text with its ``<ros2_control>`` block (see
@@ -386,7 +388,7 @@ def controllers_parameters(urdf_xml: str, update_rate: float,
         raise ValueError('no joint of the <ros2_control> block has an effort command '
                          'interface: the effort controller and the gravity compensation '
                          'need one per joint')
-    from manip_dynamics.control.gains import design_joint_gains
+    from manip_dynamics.control.gains import design_joint_gains, trajectory_tolerances
     model = RobotModel.from_urdf_string(urdf_xml)
     designed = design_joint_gains(
         model, float(update_rate), start=default_initial_positions(model, urdf_xml),
@@ -398,12 +400,17 @@ def controllers_parameters(urdf_xml: str, update_rate: float,
             'of %s against gravity (least stiffness left %.1f N m/rad): a held pose may drift '
             'away; a higher update_rate allows stiffer gains (cobot7: 500 Hz)'
             % (update_rate, model.name, designed.hold_stiffness))
+    tolerances = trajectory_tolerances(model, designed.p)
     gains = {}
+    constraints = {'stopped_velocity_tolerance': tolerances.stopped_velocity,
+                   'goal_time': tolerances.goal_time}
     for name in joints:
         p, d = UNMODELLED_GAINS['p'], UNMODELLED_GAINS['d']
         if name in model.joint_names:
-            p = float(designed.p[model.joint_index(name)])
-            d = float(designed.d[model.joint_index(name)])
+            i = model.joint_index(name)
+            p, d = float(designed.p[i]), float(designed.d[i])
+            constraints[name] = {'trajectory': round(float(tolerances.trajectory[i]), 6),
+                                 'goal': round(float(tolerances.goal[i]), 6)}
         gains[name] = {'p': round(p, 6), 'd': round(d, 6), 'i': 0.0, 'i_clamp': 0.0}
     return {
         'controller_manager': {'ros__parameters': {
@@ -422,6 +429,7 @@ def controllers_parameters(urdf_xml: str, update_rate: float,
             'command_interfaces': ['effort'],
             'state_interfaces': ['position', 'velocity'],
             'gains': gains,
+            'constraints': constraints,
         }},
     }
 
