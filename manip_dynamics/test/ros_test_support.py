@@ -185,3 +185,21 @@ def call_service(node: Any, srv_type: Any, name: str, request: Any, timeout: flo
     wait_until(future.done, 10.0, 'service %s did not answer' % name)
     node.destroy_client(client)
     return future.result()
+
+
+def wait_simulated(watch: Any, seconds: float) -> float:
+    """
+    Wait until the joint states' stamps (simulated time) advance by ``seconds``.
+
+    A chain in co-simulation runs slower than the wall clock on a loaded machine (0.4 of it
+    at times on Kilted's CI run), so a plan is waited for on the arm's own clock.
+
+    :param watch: A :class:`manip_dynamics.ros.testing.chain_watch.ChainWatch`.
+    :param seconds: Simulated time to wait [s].
+    :return: The newest joint state's stamp [s].
+    """
+    wait_until(lambda: watch.states, STARTUP_TIMEOUT, 'no joint states reached the test')
+    start = watch.last()[0]
+    wait_until(lambda: watch.last()[0] >= start + seconds, 20.0 + 10.0 * seconds,
+               'simulated time did not advance by %g s' % seconds)
+    return watch.last()[0]

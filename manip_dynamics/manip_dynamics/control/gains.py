@@ -321,9 +321,10 @@ GOAL_TOLERANCE_FLOOR = 0.01
 TRAJECTORY_TOLERANCE_TIME = 0.1
 TRAJECTORY_TOLERANCE_RANGE = (0.05, 0.25)
 #: ``constraints.goal_time`` [s] and ``stopped_velocity_tolerance`` [rad/s or m/s] written
-#: with the gains: the soft gains' slowest mode settles within it (measured behind the
-#: stand-in, docs/ROS2_CONTROL.md).
-GOAL_TIME = 1.0
+#: with the gains: within MoveIt's allowance (it cancels an execution running past 1.1 x its
+#: duration + 0.5 s), so a late goal fails as GOAL_TOLERANCE_VIOLATED, not as MoveIt's
+#: cancel.
+GOAL_TIME = 0.5
 STOPPED_VELOCITY_TOLERANCE = 0.05
 
 

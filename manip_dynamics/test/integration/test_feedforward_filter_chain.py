@@ -31,7 +31,8 @@ the push's own start time from the simulator.
 import numpy as np
 import pytest
 from ros_test_support import (call_service, read_log, require_interfaces, require_rclpy,
-                              spun_node, STARTUP_TIMEOUT, wait_until)
+                              spun_node, STARTUP_TIMEOUT, wait_simulated,
+                              wait_until)
 
 require_rclpy()
 require_interfaces()
@@ -58,20 +59,6 @@ MOVE = np.array([0.5, 0.3, -0.4, 0.4, 0.6, -0.3, 0.8])
 PLAN_TIME = 2.0
 #: How near the goal the PD with feed-forward comes to rest [rad] (see the test).
 SETTLED = 0.05
-
-
-def wait_simulated(watch: ChainWatch, seconds: float) -> None:
-    """
-    Wait until the joint states' stamps (simulated time) advance by ``seconds``.
-
-    The chain runs in co-simulation: on a loaded machine simulated time runs slower than
-    the wall clock (0.4 of it at times on Kilted's CI run), so a plan is waited for on the
-    arm's own clock, not on the wall clock.
-    """
-    wait_until(lambda: watch.states, STARTUP_TIMEOUT, 'no joint states reached the test')
-    start = watch.last()[0]
-    wait_until(lambda: watch.last()[0] >= start + seconds, 20.0 + 10.0 * seconds,
-               'simulated time did not advance by %g s' % seconds)
 
 
 def tracking_rms(watch: ChainWatch, sent: float, desired, qa: np.ndarray) -> float:

@@ -39,6 +39,9 @@ from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 from manip_dynamics_interfaces.msg import Contact  # noqa: E402
 
+#: action_msgs/GoalStatus codes of a finished goal.
+STATUS_SUCCEEDED, STATUS_CANCELED, STATUS_ABORTED = 4, 5, 6
+
 pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.realtime]
 
 NAMES = ['cobot7_joint%d' % i for i in range(1, 8)]
@@ -210,11 +213,12 @@ def test_stale_joint_states_stop_with_one_hold_command(graph):
 
 
 def test_follow_joint_trajectory_action(graph):
-    """MoveIt's interface: goal, success at the end; a jump is INVALID_GOAL."""
+    """MoveIt's interface as JTC answers it: success, refusal, preemption, cancel."""
     action = pytest.importorskip(
-        'control_msgs.action', reason='control_msgs not installed (an apt ROS 2 interface '
-        'package, not on PyPI; build it from ros-controls/control_msgs to run this)')
+        'control_msgs.action', reason='control_msgs is not built (scripts/build.sh builds '
+        'test_support/control_msgs where no ROS 2 install provides it)')
     from rclpy.action import ActionClient
+    Result = action.FollowJointTrajectory.Result
     here = pose(graph).copy()
     goal_pose = here + 0.5 * MOVE
     with spun_node('tc_action') as node:
@@ -222,7 +226,7 @@ def test_follow_joint_trajectory_action(graph):
                               '/tc_ctrl/follow_joint_trajectory')
         assert client.wait_for_server(timeout_sec=30.0), 'no action server'
 
-        def run(points, times):
+        def send(points, times):
             goal = action.FollowJointTrajectory.Goal()
             goal.trajectory.joint_names = NAMES
             for p, t in zip(points, times):
@@ -232,15 +236,37 @@ def test_follow_joint_trajectory_action(graph):
                 goal.trajectory.points.append(point)
             sent = client.send_goal_async(goal)
             wait_until(sent.done, 30.0, 'goal not answered')
-            handle = sent.result()
-            assert handle.accepted
+            return sent.result()
+
+        def result_of(handle):
             result = handle.get_result_async()
             wait_until(result.done, 60.0, 'no result')
-            return result.result().result
-        answer = run([goal_pose], [2.0])  # first point after t = 0: from the current pose
-        assert answer.error_code == action.FollowJointTrajectory.Result.SUCCESSFUL, \
+            return result.result().status, result.result().result
+        # first point after t = 0: from the current pose; SUCCEEDED at the end
+        status, answer = result_of(send([goal_pose], [2.0]))
+        assert (status, answer.error_code) == (STATUS_SUCCEEDED, Result.SUCCESSFUL), \
             answer.error_string
         np.testing.assert_allclose(pose(graph), goal_pose, atol=3e-3)
-        answer = run([goal_pose + 0.3, goal_pose], [0.0, 1.0])
-        assert answer.error_code == action.FollowJointTrajectory.Result.INVALID_GOAL
-        assert 'jump' in answer.error_string
+        # a first point at t = 0 away from the pose: refused when it arrives, never run
+        assert not send([goal_pose + 0.3, goal_pose], [0.0, 1.0]).accepted
+        # a new goal preempts the running one: ABORTED with JTC's INVALID_GOAL
+        first = send([here], [2.0])
+        time.sleep(0.3)
+        second = send([goal_pose], [1.0])
+        status, answer = result_of(first)
+        assert (status, answer.error_code) == (STATUS_ABORTED, Result.INVALID_GOAL)
+        assert 'preempted' in answer.error_string
+        status, _ = result_of(second)
+        assert status == STATUS_SUCCEEDED
+        # a cancel: CANCELED (not SUCCEEDED), and the pose where it stopped is held
+        moving = send([here], [2.0])
+        time.sleep(0.6)
+        future = moving.cancel_goal_async()
+        wait_until(future.done, 10.0, 'cancel not answered')
+        status, _ = result_of(moving)
+        assert status == STATUS_CANCELED
+        stopped = pose(graph).copy()
+        time.sleep(1.0)
+        # held, not falling (a fall moves 0.1 rad and more in 1 s) and not going on to here
+        assert np.abs(pose(graph) - stopped).max() < 0.02
+        assert np.abs(stopped - here).max() > 0.05

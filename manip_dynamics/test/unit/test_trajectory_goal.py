@@ -104,3 +104,19 @@ def test_a_first_point_after_zero_starts_from_the_current_state(model):
     # far from the pose is fine then: the segment is checked by the limits, not a jump
     far = read(model, times=(2.0,), positions=[[1.0] * 7], q=q)
     assert far.prepended and far.velocities is None
+
+
+def test_gripper_arms_arm_group_plan_is_complete_with_the_fingers_held():
+    """A MoveIt arm group without the fingers (prismatic joints) plans its 4 joints only."""
+    from manip_dynamics.control.plan_feedforward import plan_with_feedforward
+    arm = RobotModel.from_urdf_file(urdf_path('gripper_arm'))
+    q = np.array([0.1, 0.2, -0.1, 0.3, 0.01, 0.01])
+    names = list(arm.joint_names[:4])
+    goal = read_trajectory_goal(arm, names, [0.0, 1.5], [list(q[:4]), [0.3, 0.1, 0.0, 0.2]],
+                                [[], []], [[], []], stamp=0.0, now=1.0, q=q,
+                                start_tolerance=0.05)
+    assert goal.held == ('gripper_arm_finger_left_joint', 'gripper_arm_finger_right_joint')
+    plan = plan_with_feedforward(arm, goal.joint_names, goal.times, goal.positions)
+    # the fingers stay where they are through the whole plan, with their holding efforts
+    np.testing.assert_allclose(plan.positions[:, 4:], np.tile(q[4:], (len(plan.times), 1)))
+    np.testing.assert_allclose(plan.positions[-1, :4], [0.3, 0.1, 0.0, 0.2])

@@ -13,52 +13,68 @@
 # limitations under the License.
 
 """
-feedforward_filter: the node between a planner and joint_trajectory_controller (issue 29).
+feedforward_filter: the node between a planner and joint_trajectory_controller.
 
 The controller MoveIt's simple controller manager is pointed at: it serves
 ``~/follow_joint_trajectory`` (control_msgs/FollowJointTrajectory, where control_msgs is
 installed, as it is with every apt ROS 2) and takes plans on ``~/joint_trajectory``
-(trajectory_msgs/JointTrajectory, JTC's own topic interface, for scripts and CI). Each plan
-is checked against the arm's limits and given the model's torques as feed-forward
-(:func:`manip_dynamics.control.plan_feedforward.plan_with_feedforward`: retimed or refused
-when it asks for more than the limits, ``on_infeasible``), then forwarded to
-joint_trajectory_controller (JTC, ``controller_name``) on the effort interface, whose PID in
-controller_manager's real-time loop adds each point's ``effort`` (ros2_controllers 4.22 and
-newer): to JTC's action ``/<controller_name>/follow_joint_trajectory`` (feedback relayed,
-result passed on, a cancel passed down) or, with ``downstream: topic`` or without
-control_msgs, to its topic ``/<controller_name>/joint_trajectory``.
+(trajectory_msgs/JointTrajectory, JTC's own topic interface, for scripts). Each plan is read
+as joint_trajectory_controller (JTC) reads it (:func:`~manip_dynamics.control.trajectory_goal.
+read_trajectory_goal`: joints in any order, a subset held where they are, the header stamp's
+start time, the segment from the current pose), checked against the arm's limits and given
+the model's torques as feed-forward (:func:`manip_dynamics.control.plan_feedforward.
+plan_with_feedforward`: refused, or retimed with ``on_infeasible: retime``), then forwarded,
+every controller joint named, to JTC (``controller_name``) on the effort interface, whose PID
+in controller_manager's real-time loop adds each point's ``effort`` (ros2_controllers 4.22
+and newer): to JTC's action ``/<controller_name>/follow_joint_trajectory`` (feedback
+relayed, result passed on with its status, a cancel passed down at once) or, with
+``downstream: topic`` or without control_msgs, to its topic.
 
-Holding: JTC holds a pose with its PID alone (its hold point has no effort), so an arm on the
-effort interface sags by ``g / p`` there. The node therefore sends JTC a hold with gravity
-torques (:func:`~manip_dynamics.control.plan_feedforward.hold_efforts`) when JTC becomes
-active, before any plan: at once on JTC's first ``~/controller_state`` (which JTC publishes
-only while active), of the pose of the newest joint state stamped before it (the pose the
-previous controller held, before JTC's PID-only hold moved the arm); downstream topic: when
-its topic subscriber appears, of the current pose. Every forwarded plan ends on a point
-whose effort holds its last pose.
+Goals, as JTC and MoveIt define them: one goal runs at a time; a new goal preempts the
+running one, which ends ABORTED ("preempted by a new goal", JTC's INVALID_GOAL code) while the
+new one keeps the contact stop and the cancel path. A goal is refused when it arrives
+(REJECT, the reason logged and on ``~/events``; MoveIt logs "Goal was rejected by server")
+whenever the reason is known then: no model or joint state yet, JTC not active (no
+``controller_state`` for ``ACTIVE_SILENCE``), an invalid message, a multi-DOF part, a start
+away from the pose, or a plan over the limits. Should JTC still refuse a goal, its own log
+line (from ``/rosout``) is passed up.
+
+Holding: JTC holds a pose with its PID alone, with the effort of a fresh hold (zero) or of
+the last successful plan's final point, so an arm on the effort interface sags by ``g / p``
+there. The node therefore sends JTC a hold, one point at the pose with its gravity torques
+(:func:`~manip_dynamics.control.plan_feedforward.hold_efforts`): when JTC becomes active
+(on its first ``controller_state``, of the pose of the newest joint state stamped before
+it), and after every ending that is not a success (cancel, contact, a downstream abort or a
+cancel by someone else, JTC deactivated; a preempted goal leaves the arm to the goal that
+preempted it), of the pose JTC holds then (where the arm stopped) and once more where it
+comes to rest (no joint farther than ``SETTLED_SPEED x SETTLED_TIME`` from one pose for
+``SETTLED_TIME``: a PD hold of a pose the arm has passed pulls it back against friction in
+slips), and on the way out of the node (on JTC's topic). Each hold is checked: accepted, or
+the refusal logged and the hold sent again while JTC is active. Every forwarded plan ends on
+a point whose effort holds its last pose.
 
 Contact: a ``contact: true`` on ``<observer_namespace>/contact`` stamped at most
 ``max_contact_age`` before the newest joint state, while a plan runs, cancels the
-downstream goal, holds the current pose with its gravity torques and ends the upstream goal
-with PATH_TOLERANCE_VIOLATED and the reason; when the flag falls, the node holds again where
-the push left the arm, with that pose's gravity torques (JTC's gains, stable under delay, are
-soft: a push can move a light joint far, and the old pose's g(q) would not fit); a new goal
-from the pose where the arm stopped continues. A plan whose first point is farther than
-``start_tolerance`` from the current pose is refused (INVALID_GOAL). ``~/events``
-(std_msgs/String) says each decision in one line (hold, forwarded, retimed, refused,
-contact), as the log does.
+downstream goal, holds the current pose and ends the upstream goal with
+PATH_TOLERANCE_VIOLATED and the reason; when the flag falls, the node holds again where the
+push left the arm; a new goal from there continues. ``~/events`` (std_msgs/String) says each
+decision in one line (hold, forwarded, refused, preempted, canceled, contact), as the log
+does.
 """
 
 from collections import deque
+from dataclasses import dataclass, field
 import sys
 import time
 from typing import Any
 
 from builtin_interfaces.msg import Duration
 import numpy as np
+from rcl_interfaces.msg import Log
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.clock import Clock, ClockType
 from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.task import Future
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -66,6 +82,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from manip_dynamics.control.feedforward import GRAVITY_MODES
 from manip_dynamics.control.plan_feedforward import (
     hold_efforts, ON_INFEASIBLE, plan_with_feedforward, PlannedMotion, PlanRefused)
+from manip_dynamics.control.trajectory_goal import read_trajectory_goal
 from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.runtime.conversions import (
@@ -81,16 +98,44 @@ NODE_NAME = 'feedforward_filter'
 DOWNSTREAMS = ('auto', 'action', 'topic')
 #: Newest sample only (issue 28).
 JOINT_STATES_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
-#: How often the node looks whether JTC has appeared [s].
+#: How often the node looks whether JTC has appeared and resends a refused hold [s].
 WATCH_PERIOD = 0.2
 #: JTC counts as inactive after this long without its controller_state [s].
 ACTIVE_SILENCE = 1.0
 #: Joint states kept to find the pose from before JTC's first command (0.1 s at 1 kHz).
 RECENT_STATES = 100
+#: JTC's log lines kept to explain a refusal, and how recent one must be [s of wall time].
+JTC_LOG_LINES = 8
+JTC_LOG_AGE = 2.0
+#: After a stop the arm counts as at rest when no joint has moved more than SETTLED_SPEED x
+#: SETTLED_TIME from one pose for SETTLED_TIME [s] (joint states' clock; SETTLED_SPEED in
+#: rad/s or m/s); the node then holds that pose.
+SETTLED_SPEED = 0.01
+SETTLED_TIME = 0.05
+#: Goals accepted and not yet executing kept prepared (goals arriving at once).
+PREPARED_GOALS = 8
+#: action_msgs/GoalStatus codes of a finished goal.
+STATUS_SUCCEEDED, STATUS_CANCELED, STATUS_ABORTED = 4, 5, 6
+#: JTC's result text for a goal it preempted (joint_trajectory_controller.cpp).
+JTC_PREEMPTED = 'preempted by new incoming action'
+
+
+@dataclass
+class GoalRun:
+    """One upstream goal from acceptance to its end (one runs at a time)."""
+
+    upstream: Any                 # the upstream ServerGoalHandle
+    plan: PlannedMotion
+    message: JointTrajectory      # what goes to JTC
+    end: float                    # the plan's end on the joint states' clock [s]
+    downstream: Any = None        # JTC's ClientGoalHandle once accepted
+    reasons: list = field(default_factory=list)   # why the node stopped it (contact)
+    preempted: bool = False       # a newer goal replaced it
+    finished: Future | None = None   # downstream topic: set when the plan's time is up
 
 
 class FeedforwardFilterNode(GuardedNode):
-    """Check plans, fill the feed-forward, forward to JTC, hold on contact (module doc)."""
+    """Check plans, fill the feed-forward, forward to JTC, hold after every stop (module)."""
 
     def __init__(self, **kwargs: Any) -> None:
         """
@@ -107,9 +152,10 @@ class FeedforwardFilterNode(GuardedNode):
                                        "FollowJointTrajectory; 'topic': its joint_trajectory "
                                        "topic; 'auto': the action where control_msgs exists",
                                        DOWNSTREAMS)
-        self.on_infeasible = param_choice(self, 'on_infeasible', 'retime', 'A plan over a '
-                                          'velocity or effort limit: retime or refuse',
-                                          ON_INFEASIBLE)
+        self.on_infeasible = param_choice(self, 'on_infeasible', 'refuse', 'A plan over a '
+                                          'velocity or effort limit: refuse it when it '
+                                          'arrives (the planner replans slower), or retime '
+                                          'it (longer than planned)', ON_INFEASIBLE)
         self.gravity = param_choice(self, 'gravity_feedforward', 'include', "'include': "
                                     "efforts with g(q); 'exclude': the driver adds gravity",
                                     GRAVITY_MODES)
@@ -120,8 +166,9 @@ class FeedforwardFilterNode(GuardedNode):
             self, 'acceleration_limits', 'For retiming, per joint in model order or one for '
             "all [rad/s^2 or m/s^2]; empty = the plan's own peak accelerations")
         self.start_tolerance = param_float(
-            self, 'start_tolerance', 0.05, 'Refuse a plan starting farther than this from '
-            'the current pose [rad or m]', low=0.0, high=10.0, low_open=True)
+            self, 'start_tolerance', 0.05, 'Refuse a plan whose first point (at t = 0) is '
+            'farther than this from the current pose [rad or m]', low=0.0, high=10.0,
+            low_open=True)
         self.max_contact_age = param_float(
             self, 'max_contact_age', 0.1, 'Ignore a contact message stamped more than this '
             'before the newest joint state [s]', low=0.0, high=10.0, low_open=True)
@@ -130,17 +177,23 @@ class FeedforwardFilterNode(GuardedNode):
             'Namespace of the observer whose contact flag stops a plan; empty = none')
         self._model: RobotModel | None = None
         self._q: np.ndarray | None = None
+        self._qd: np.ndarray | None = None
         self._stamp = -1.0          # newest joint state's stamp [s]
         # the last RECENT_STATES joint states (stamp, q): the pose before JTC's first command
         self._recent: deque = deque(maxlen=RECENT_STATES)
         self._before_jtc: np.ndarray | None = None
-        self._running_until = -1.0  # topic downstream: the plan's end on the states' clock
-        self._downstream_goal = None   # the downstream goal handle of the running plan
-        self._upstream = None          # (upstream goal handle, reason holder) while running
+        self._running_until = -1.0  # topic plans: the plan's end on the states' clock
+        self._run: GoalRun | None = None      # the upstream goal that runs
+        self._topic_goal = None               # JTC's goal handle of a ~/joint_trajectory plan
+        self._prepared: dict = {}             # id(goal request) -> (request, plan, message)
+        # (why, pose, refused) of the newest hold until JTC accepts it; refused: send again
+        self._pending_hold: tuple | None = None
         self._jtc_seen = False
         self._rehold = False   # hold again where the arm is when the contact ends
-        self._holds = 0
-        self.plans = self.refused = self.contacts = 0
+        # after a stop: [why, (stamp, pose) the arm has stayed near since] until it holds
+        self._settle: list | None = None
+        self._jtc_log: deque = deque(maxlen=JTC_LOG_LINES)   # (wall time, text)
+        self.holds = self.plans = self.refused = self.contacts = 0
         self.events_pub = self.create_publisher(String, '~/events', 10)
         group = MutuallyExclusiveCallbackGroup()
         self.source = RobotDescriptionSource(self, urdf, build, on_model=self._set_model,
@@ -165,6 +218,7 @@ class FeedforwardFilterNode(GuardedNode):
         self._topic_pub = self.create_publisher(JointTrajectory, self._jtc_topic, 10)
         self._client = None
         self._jtc_state_wall = -1.0   # monotonic time of JTC's last controller_state
+        self._jtc_reference: tuple | None = None   # its (joint_names, reference positions)
         if use_action:
             from control_msgs.msg import JointTrajectoryControllerState
             from rclpy.action import ActionClient
@@ -174,6 +228,8 @@ class FeedforwardFilterNode(GuardedNode):
             self.create_subscription(
                 JointTrajectoryControllerState, '/%s/controller_state' % self.controller_name,
                 self._jtc_state, JOINT_STATES_QOS, callback_group=group)
+            # JTC says why it refuses a goal only in its log
+            self.create_subscription(Log, '/rosout', self._rosout, 50, callback_group=group)
         served = self._serve_action(group)
         # discovery is wall-clock business: a steady timer also runs when /clock does not
         self.create_timer(WATCH_PERIOD, self._watch_jtc, callback_group=group,
@@ -202,10 +258,12 @@ class FeedforwardFilterNode(GuardedNode):
         """Serve ~/follow_joint_trajectory where control_msgs is installed."""
         if self._Action is None:
             return ''
-        from rclpy.action import ActionServer, CancelResponse
+        from rclpy.action import ActionServer
         self._server = ActionServer(self, self._Action, '~/follow_joint_trajectory',
                                     self._execute, callback_group=group,
-                                    cancel_callback=lambda handle: CancelResponse.ACCEPT)
+                                    goal_callback=self._goal_callback,
+                                    handle_accepted_callback=self._accepted_callback,
+                                    cancel_callback=self._cancel_callback)
         return self.resolve_topic_name('~/follow_joint_trajectory')
 
     def _set_model(self, model: RobotModel) -> None:
@@ -230,19 +288,43 @@ class FeedforwardFilterNode(GuardedNode):
         if model is None:
             return
         try:
-            q, _ = joint_state_arrays(model, msg)
+            q, qd = joint_state_arrays(model, msg)
         except (InputError, ValueError):
             return
         if not np.all(np.isfinite(q)):
             return
         self._q = q
+        self._qd = qd if qd is not None and np.all(np.isfinite(qd)) else None
         self._stamp = stamp_seconds(msg.header.stamp)
         self._recent.append((self._stamp, q))
+        settle = self._settle
+        if settle is not None and self._run is None:
+            # at rest: within SETTLED_SPEED x SETTLED_TIME of one pose for SETTLED_TIME (a
+            # position test: a light joint's velocity can chatter about zero at rest)
+            if settle[1] is None or np.max(np.abs(q - settle[1][1])) > \
+                    SETTLED_SPEED * SETTLED_TIME:
+                settle[1] = (self._stamp, q)
+            elif self._stamp - settle[1][0] >= SETTLED_TIME:
+                # at rest now: hold here (JTC's hold and the first one are at the pose the
+                # arm had when it stopped being driven; it came to rest a little farther,
+                # and a PD pulling it back against friction slips in steps)
+                self._settle = None
+                self._hold('at rest after: %s' % settle[0])
+        run = self._run
+        if run is not None and run.finished is not None and not run.finished.done() and \
+                self._stamp >= run.end:
+            run.finished.set_result(True)
+
+    def _rosout(self, msg: Log) -> None:
+        """Keep JTC's recent error lines: its only word on why it refused a goal."""
+        if msg.level >= Log.ERROR and msg.name.split('.')[-1] == self.controller_name:
+            self._jtc_log.append((time.monotonic(), msg.msg))
 
     def _jtc_state(self, msg: Any) -> None:
         now = time.monotonic()
         silent = now - self._jtc_state_wall >= ACTIVE_SILENCE
         self._jtc_state_wall = now
+        self._jtc_reference = (list(msg.joint_names), list(msg.reference.positions))
         if not self._jtc_seen:
             # JTC has just become active and holds with its PID alone: the gravity hold goes
             # out now, not at the next watch period (a soft arm sags fast meanwhile), and to
@@ -254,44 +336,121 @@ class FeedforwardFilterNode(GuardedNode):
                 self._before_jtc = before[-1] if before else None
             self._watch_jtc()
 
-    def _watch_jtc(self) -> None:
-        """Send the hold when JTC becomes active (its state flows) or its topic appears."""
+    def _jtc_hold_pose(self) -> np.ndarray | None:
+        """
+        Return the pose JTC holds now (its ``reference``), model order, or None.
+
+        After a cancel or an abort JTC holds the positions the arm had then, with its hold
+        message's effort (zero, or that of the last successful goal's end: another pose's
+        gravity, which moves the arm until the node's hold arrives); the node's hold goes to
+        that same pose with its own gravity torques, so the arm ends where it stopped.
+        """
+        model = self._model
+        if model is None or self._jtc_reference is None:
+            return None
+        names, positions = self._jtc_reference
+        if len(names) != len(positions) or not set(model.joint_names) <= set(names):
+            return None
+        q = np.array([positions[names.index(name)] for name in model.joint_names])
+        return q if np.all(np.isfinite(q)) else None
+
+    def _jtc_active(self) -> bool:
+        """Return whether JTC is there to take plans (its state flows, or its topic)."""
         if self._client is not None:
-            present = (time.monotonic() - self._jtc_state_wall < ACTIVE_SILENCE
-                       and self._client.server_is_ready())
-        else:
-            present = self.count_subscribers(self._jtc_topic) > 0
-        busy = (self._upstream is not None or self._downstream_goal is not None
+            return (time.monotonic() - self._jtc_state_wall < ACTIVE_SILENCE
+                    and self._client.server_is_ready())
+        return self.count_subscribers(self._jtc_topic) > 0
+
+    def _busy(self) -> bool:
+        return (self._run is not None or self._topic_goal is not None
                 or self._stamp < self._running_until)
-        if not present and not busy:   # a plan in progress: JTC is active, this node was busy
+
+    def _watch_jtc(self) -> None:
+        """Hold when JTC becomes active (its state flows) or its topic appears; resend."""
+        present = self._jtc_active()
+        if not present and not self._busy():   # a plan in progress: JTC is active
             self._jtc_seen = False
             return
         if present and not self._jtc_seen and self._q is not None and \
                 self._model is not None:
             self._jtc_seen = True
             pose, self._before_jtc = self._before_jtc, None
+            self._pending_hold = None
             self._hold('JTC appeared (%s): holding the %s pose with gravity torques before any '
                        'plan' % (self._jtc_action if self._client else self._jtc_topic,
                                  'current' if pose is None else 'last held'), pose)
+        elif present and self._pending_hold is not None and self._pending_hold[2] and \
+                self._run is None:
+            why, pose, _ = self._pending_hold
+            self._hold('again: %s' % why, pose)
 
-    def _hold(self, why: str, pose: np.ndarray | None = None) -> None:
-        """Send JTC one point: ``pose`` (default the current one), at rest, with its gravity."""
-        model, q = self._model, self._q if pose is None else pose
-        if model is None or q is None:
-            return
+    # ------------------------------------------------------------------ holds
+    def _hold_message(self, q: np.ndarray) -> JointTrajectory:
+        """Return JTC's trajectory of one point: ``q`` at rest with its gravity torques."""
+        model = self._model
         point = JointTrajectoryPoint(
             positions=q.tolist(), velocities=[0.0] * model.dof,
             accelerations=[0.0] * model.dof,
             effort=hold_efforts(model, q, self.gravity).tolist() if self.feedforward else [],
             time_from_start=Duration())
-        msg = JointTrajectory(joint_names=list(model.joint_names), points=[point])
-        self._holds += 1
+        return JointTrajectory(joint_names=list(model.joint_names), points=[point])
+
+    def _hold(self, why: str, pose: np.ndarray | None = None) -> None:
+        """
+        Send JTC one point, ``pose`` (default the current one), at rest, with its gravity.
+
+        Checked: JTC's acceptance is logged; a refusal is logged and the hold stays pending,
+        sent again every watch period while JTC is active and no goal runs.
+        """
+        q = self._q if pose is None else pose
+        if self._model is None or q is None:
+            return
+        msg = self._hold_message(q)
+        self.holds += 1
+        self._pending_hold = (why, q, False)
         self._event('hold: %s' % why)
-        if self._client is not None:
-            goal = self._Action.Goal(trajectory=msg)
-            self._client.send_goal_async(goal)
-        else:
+        if self._client is None:
+            if self.count_subscribers(self._jtc_topic) > 0:
+                self._pending_hold = None
+            else:
+                self._event('hold not delivered: nobody subscribes %s; sent again when JTC '
+                            'listens' % self._jtc_topic, error=True)
             self._topic_pub.publish(msg)
+            self._pending_hold = (why, q, True) if self._pending_hold else None
+            return
+        # no tolerance to check: JTC ends the goal at once as a success and keeps its
+        # point, effort included (a goal it aborted would leave its hold message's old effort)
+        from control_msgs.msg import JointTolerance
+        erased = [JointTolerance(name=name, position=-1.0, velocity=-1.0, acceleration=-1.0)
+                  for name in msg.joint_names]
+        future = self._client.send_goal_async(self._Action.Goal(
+            trajectory=msg, path_tolerance=erased, goal_tolerance=list(erased)))
+        future.add_done_callback(lambda done: self._hold_answered(done, why, q))
+
+    def _hold_answered(self, future: Any, why: str, q: np.ndarray) -> None:
+        handle = future.result()
+        if handle is not None and handle.accepted:
+            if self._pending_hold is not None and self._pending_hold[1] is q:
+                self._pending_hold = None
+            self.get_logger().debug('hold accepted by %s' % self.controller_name)
+            return
+        if self._pending_hold is not None and self._pending_hold[1] is q:
+            self._pending_hold = (why, q, True)   # the watch sends it again
+        self._event('hold refused by %s%s: sent again while it is active' % (
+            self._jtc_action, self._jtc_refusal()), error=True)
+
+    def _jtc_refusal(self) -> str:
+        """Return JTC's newest error lines of the last JTC_LOG_AGE s, or ''."""
+        now = time.monotonic()
+        lines = [text for wall, text in self._jtc_log if now - wall <= JTC_LOG_AGE]
+        return (' (JTC: %s)' % ' | '.join(lines[-2:])) if lines else ''
+
+    def shutdown_hold(self) -> bool:
+        """Hold the current pose on JTC's topic on the way out (no action can complete)."""
+        if self._model is None or self._q is None:
+            return False
+        self._topic_pub.publish(self._hold_message(self._q))
+        return True
 
     def _contact(self, msg: Any) -> None:
         """Stop a running plan and hold on a fresh contact flag (module docstring)."""
@@ -303,66 +462,64 @@ class FeedforwardFilterNode(GuardedNode):
                 # the mismatch over the displacement)
                 self._rehold = False
                 self._hold('the contact has ended: holding the pose it left')
+                self._settle = ['the contact', None]
             return
-        running = ((self._upstream is not None and not self._upstream[1])
-                   or self._downstream_goal is not None or self._stamp < self._running_until)
+        run = self._run
+        running = ((run is not None and not run.reasons) or self._topic_goal is not None
+                   or self._stamp < self._running_until)
         if not running:   # nothing moving, or this plan already stopped
             return
         age = self._stamp - stamp_seconds(msg.header.stamp)
         if age > self.max_contact_age:
             return
         self.contacts += 1
-        reason = ('contact: strongest joint %s at %.2f of its threshold; stopped and holding '
-                  'the current pose; send a new goal from here to continue'
-                  % (msg.strongest_joint, msg.strongest_normalized_residual))
+        reason = ('contact: strongest joint %s at %.2f of its threshold (stamp %.3f s); '
+                  'stopped and holding the current pose; send a new goal from here to '
+                  'continue' % (msg.strongest_joint, msg.strongest_normalized_residual,
+                                stamp_seconds(msg.header.stamp)))
         self._running_until = -1.0
         self._rehold = True
-        if self._upstream is not None:
-            self._upstream[1].append(reason)
-        handle, self._downstream_goal = self._downstream_goal, None
-        if handle is not None:
-            handle.cancel_goal_async()
+        for handle in (run.downstream if run is not None else None, self._topic_goal):
+            if handle is not None:
+                handle.cancel_goal_async()
+        self._topic_goal = None
+        if run is not None:
+            run.reasons.append(reason)
+            if run.finished is not None and not run.finished.done():
+                run.finished.set_result(False)
         self._hold(reason)
 
     # ------------------------------------------------------------------ plans
-    def _prepare(self, trajectory: JointTrajectory) -> PlannedMotion:
-        """Check a plan against the pose and the limits; retime and fill (PlanRefused)."""
+    def _prepare(self, trajectory: JointTrajectory,
+                 multi_dof_points: int = 0) -> tuple[PlannedMotion, JointTrajectory, float]:
+        """
+        Read, check and fill a plan as JTC will run it (PlanRefused with the reason).
+
+        :return: The plan (model order), JTC's message and the plan's end on the joint
+            states' clock [s].
+        """
         model, q = self._model, self._q
         if model is None:
             raise PlanRefused('no robot model yet')
         if q is None:
             raise PlanRefused('no joint state yet: the pose the plan starts from is unknown')
         points = trajectory.points
-        if not points:
-            raise PlanRefused('the plan has no points')
-        names = list(trajectory.joint_names)
-        times = [stamp_seconds(p.time_from_start) for p in points]
-
-        def field(name: str) -> Any:
-            rows = [list(getattr(p, name)) for p in points]
-            if all(len(r) == 0 for r in rows):
-                return None
-            if any(len(r) != len(names) for r in rows):
-                raise PlanRefused('%s must have one value per joint at every point or be '
-                                  'empty at all' % name)
-            return np.array(rows, dtype=np.float64)
-        positions = field('positions')
-        if positions is None:
-            raise PlanRefused('the plan has no positions')
+        goal = read_trajectory_goal(
+            model, list(trajectory.joint_names),
+            [stamp_seconds(p.time_from_start) for p in points],
+            [list(p.positions) for p in points], [list(p.velocities) for p in points],
+            [list(p.accelerations) for p in points],
+            stamp=stamp_seconds(trajectory.header.stamp), now=self._stamp, q=q, qd=self._qd,
+            start_tolerance=self.start_tolerance, multi_dof_points=multi_dof_points)
         acc = self.acceleration_limits
         plan = plan_with_feedforward(
-            model, names, times, positions, field('velocities'), field('accelerations'),
-            on_infeasible=self.on_infeasible, gravity=self.gravity,
+            model, goal.joint_names, goal.times, goal.positions, goal.velocities,
+            goal.accelerations, on_infeasible=self.on_infeasible, gravity=self.gravity,
             acceleration_limits=None if not acc else np.broadcast_to(np.array(acc),
                                                                      (model.dof,)))
-        if plan.times[0] == 0.0:
-            gap = np.abs(plan.positions[0] - q)
-            if gap.max() > self.start_tolerance:
-                j = int(np.argmax(gap))
-                raise PlanRefused('the plan starts %.3f from the current pose at joint %s '
-                                  '(start_tolerance %g)' % (gap[j], model.joint_names[j],
-                                                            self.start_tolerance))
-        return plan
+        msg = self._downstream_message(plan)
+        msg.header.stamp = trajectory.header.stamp
+        return plan, msg, goal.start + plan.duration
 
     def _downstream_message(self, plan: PlannedMotion) -> JointTrajectory:
         """Return the plan as JTC's trajectory (efforts unless ``feedforward`` is off)."""
@@ -387,82 +544,175 @@ class FeedforwardFilterNode(GuardedNode):
     def _topic_plan(self, trajectory: JointTrajectory) -> None:
         """Forward a plan from ~/joint_trajectory (to JTC's action or topic)."""
         try:
-            plan = self._prepare(trajectory)
+            if not self._jtc_active():
+                raise PlanRefused('%s is not active' % self.controller_name)
+            plan, msg, end = self._prepare(trajectory)
         except PlanRefused as error:
             self.refused += 1
             self._event('refused: %s' % error, error=True)
             return
         self._event(self._accepted(plan))
-        msg = self._downstream_message(plan)
+        self._settle = None
         if self._client is not None:
             future = self._client.send_goal_async(self._Action.Goal(trajectory=msg))
             future.add_done_callback(self._topic_goal_sent)
         else:
             self._topic_pub.publish(msg)
-        self._running_until = self._stamp + plan.duration
+        self._running_until = end
 
     def _topic_goal_sent(self, future: Any) -> None:
         handle = future.result()
-        self._downstream_goal = handle if handle is not None and handle.accepted else None
-        if self._downstream_goal is not None:
-            handle.get_result_async().add_done_callback(
-                lambda _: setattr(self, '_downstream_goal', None))
+        if handle is None or not handle.accepted:
+            self._event('%s refused the plan%s' % (self._jtc_action, self._jtc_refusal()),
+                        error=True)
+            self._running_until = -1.0
+            return
+        self._topic_goal = handle
 
-    async def _execute(self, upstream: Any) -> Any:
-        """Serve one FollowJointTrajectory goal through JTC's action (module docstring)."""
-        Result = self._Action.Result
-        result = Result()
+        def ended(_: Any) -> None:
+            if self._topic_goal is handle:
+                self._topic_goal = None
+        handle.get_result_async().add_done_callback(ended)
+
+    # ------------------------------------------------------------------ the action
+    def _goal_callback(self, request: Any) -> Any:
+        """Refuse at goal time what can be known then (module docstring); ACCEPT the rest."""
+        from rclpy.action import GoalResponse
         try:
-            plan = self._prepare(upstream.request.trajectory)
+            if not self._jtc_active():
+                raise PlanRefused(
+                    '%s is not active (no controller_state for %g s): activate it, e.g. '
+                    'ros2 control switch_controllers --activate %s' % (
+                        self.controller_name, ACTIVE_SILENCE, self.controller_name))
+            plan, msg, end = self._prepare(request.trajectory,
+                                           len(request.multi_dof_trajectory.points))
         except PlanRefused as error:
             self.refused += 1
             self._event('refused: %s' % error, error=True)
-            result.error_code, result.error_string = Result.INVALID_GOAL, str(error)
+            return GoalResponse.REJECT
+        # the goal handle carries this very request object: the plan is found by it
+        self._prepared[id(request)] = (request, plan, msg, end)
+        while len(self._prepared) > PREPARED_GOALS:
+            self._prepared.pop(next(iter(self._prepared)))
+        return GoalResponse.ACCEPT
+
+    def _accepted_callback(self, upstream: Any) -> None:
+        """One goal at a time, as JTC: the new one preempts the running one."""
+        previous = self._run
+        if previous is not None:
+            previous.preempted = True
+        upstream.execute()
+
+    def _cancel_callback(self, upstream: Any) -> Any:
+        """Accept, and pass the cancel down at once (JTC holds; the node holds with g)."""
+        from rclpy.action import CancelResponse
+        run = self._run
+        if run is not None and run.upstream is upstream:
+            if run.downstream is not None:
+                run.downstream.cancel_goal_async()
+            if run.finished is not None and not run.finished.done():
+                run.finished.set_result(False)
+        return CancelResponse.ACCEPT
+
+    async def _execute(self, upstream: Any) -> Any:
+        """Serve one FollowJointTrajectory goal through JTC (module docstring)."""
+        Result = self._Action.Result
+        result = Result()
+        request, plan, msg, end = self._prepared.pop(id(upstream.request), (None,) * 4)
+        if request is not upstream.request:   # cannot happen: accepted goals were prepared
+            result.error_code, result.error_string = Result.INVALID_GOAL, 'not prepared'
             upstream.abort()
             return result
-        if self._client is None:   # downstream: topic; the goal ends with the plan's time
-            self._topic_plan(upstream.request.trajectory)
-            result.error_string = 'forwarded to %s' % self._jtc_topic
-            upstream.succeed()
-            return result
-        self._event(self._accepted(plan))
-        reasons: list[str] = []
-        self._upstream = (upstream, reasons)
+        run = GoalRun(upstream, plan, msg, end)
+        previous, self._run = self._run, run
+        self._settle = None
+        self._event(self._accepted(plan) + (' (preempts the running goal)' if previous else ''))
         try:
-            goal = self._Action.Goal(trajectory=self._downstream_message(plan),
-                                     path_tolerance=upstream.request.path_tolerance,
-                                     goal_tolerance=upstream.request.goal_tolerance,
-                                     goal_time_tolerance=upstream.request.goal_time_tolerance)
+            if self._client is None:
+                self._topic_pub.publish(msg)
+                self._running_until = end
+                run.finished = Future()
+                await run.finished
+                return self._end(run, None, result)
 
             def relay(feedback: Any) -> None:
-                upstream.publish_feedback(feedback.feedback)
-                if upstream.is_cancel_requested and self._downstream_goal is not None:
-                    self._downstream_goal.cancel_goal_async()
-            handle = await self._client.send_goal_async(goal, feedback_callback=relay)
+                if self._run is run:
+                    upstream.publish_feedback(feedback.feedback)
+            handle = await self._client.send_goal_async(
+                self._Action.Goal(trajectory=msg,
+                                  path_tolerance=upstream.request.path_tolerance,
+                                  goal_tolerance=upstream.request.goal_tolerance,
+                                  goal_time_tolerance=upstream.request.goal_time_tolerance),
+                feedback_callback=relay)
             if handle is None or not handle.accepted:
                 result.error_code = Result.INVALID_GOAL
-                result.error_string = '%s refused the plan' % self._jtc_action
+                result.error_string = '%s refused the plan%s' % (
+                    self._jtc_action, self._jtc_refusal())
+                self._event('goal aborted: %s' % result.error_string, error=True)
                 upstream.abort()
+                if previous is not None and previous.downstream is not None:
+                    previous.downstream.cancel_goal_async()   # it would run on at JTC
+                if self._run is run:
+                    self._hold('%s refused the goal' % self.controller_name)
                 return result
-            self._downstream_goal = handle
+            run.downstream = handle
+            if upstream.is_cancel_requested or run.reasons:
+                handle.cancel_goal_async()
             downstream = await handle.get_result_async()
+            return self._end(run, downstream, result)
         finally:
-            self._upstream = None
-            self._downstream_goal = None
-        if reasons:
-            result.error_code = Result.PATH_TOLERANCE_VIOLATED
-            result.error_string = reasons[0]
-            upstream.abort()
-        elif upstream.is_cancel_requested:
-            result.error_string = 'canceled'
-            upstream.canceled()
-        else:
+            if self._run is run:
+                self._run = None
+                self._running_until = -1.0
+
+    def _end(self, run: GoalRun, downstream: Any, result: Any) -> Any:
+        """
+        End the upstream goal with the status JTC's result had; hold unless it succeeded.
+
+        ``downstream`` is JTC's result response (status and result), None on the topic path.
+        """
+        Result = self._Action.Result
+        upstream = run.upstream
+        status = STATUS_SUCCEEDED if downstream is None else downstream.status
+        if downstream is not None:
             result.error_code = downstream.result.error_code
             result.error_string = downstream.result.error_string
-            if result.error_code == Result.SUCCESSFUL:
-                upstream.succeed()
-            else:
-                upstream.abort()
+        hold = None
+        if run.preempted:
+            result.error_code = Result.INVALID_GOAL
+            result.error_string = 'preempted by a new goal'
+            upstream.abort()
+            ending = 'aborted'
+        elif upstream.is_cancel_requested:
+            upstream.canceled()
+            ending, hold = 'canceled', 'the goal was canceled'
+        elif run.reasons:
+            result.error_code = Result.PATH_TOLERANCE_VIOLATED
+            result.error_string = run.reasons[0]
+            upstream.abort()
+            ending = 'aborted'
+        elif status == STATUS_SUCCEEDED and result.error_code == Result.SUCCESSFUL:
+            upstream.succeed()
+            ending = 'succeeded'
+        else:
+            text = result.error_string or 'no reason given'
+            if status == STATUS_CANCELED:
+                result.error_string = ('the goal at %s was canceled by someone else (%s)'
+                                       % (self._jtc_action, text))
+                if result.error_code == Result.SUCCESSFUL:
+                    result.error_code = Result.INVALID_GOAL
+            upstream.abort()
+            ending = 'aborted'
+            # JTC preempted by another client's goal: that goal moves the arm now
+            if JTC_PREEMPTED not in text.lower():
+                hold = '%s ended the goal (%s)' % (self.controller_name,
+                                                   result.error_string or text)
+        self._event('goal %s%s' % (ending, ': ' + result.error_string
+                                   if result.error_string else ''))
+        if hold is not None and (self._run is run or self._run is None) and not run.reasons:
+            pose = self._jtc_hold_pose() if downstream is not None else None
+            self._hold(hold + ('; at the pose JTC holds' if pose is not None else ''), pose)
+            self._settle = [hold, None]
         return result
 
 
@@ -472,10 +722,17 @@ def _duration(seconds: float) -> Duration:
     return Duration(sec=stamp.sec, nanosec=stamp.nanosec)
 
 
+def _hold_on_the_way_out(node: FeedforwardFilterNode) -> None:
+    """``before_destroy``: hold the current pose with its gravity on JTC's topic."""
+    if node.shutdown_hold():
+        node.get_logger().info('shutting down: sent JTC a hold of the current pose')
+        time.sleep(0.05)  # let the middleware hand the message out
+
+
 def main(args: list[str] | None = None) -> int:
     """Run the feed-forward filter until Ctrl-C, SIGTERM or an external shutdown."""
     return run_node(NODE_NAME, FeedforwardFilterNode, args, STARTUP_ERRORS,
-                    report_startup_error)
+                    report_startup_error, before_destroy=_hold_on_the_way_out)
 
 
 if __name__ == '__main__':

@@ -48,9 +48,12 @@ old one) is skipped and counted: the command in force stays in force.
 stamp) is published while someone listens. A joint-state stamp that goes back (a simulator
 reset) drops the trajectory and holds the new pose. Where control_msgs is installed (every
 apt ROS 2) it also serves ``~/follow_joint_trajectory`` (control_msgs/FollowJointTrajectory,
-as joint_trajectory_controller does, so MoveIt can send plans directly): the result is
-SUCCESSFUL at the end, INVALID_GOAL for a refused trajectory, PATH_TOLERANCE_VIOLATED with
-the reason after a tracking-error stop or a contact.
+as joint_trajectory_controller does, so MoveIt can send plans directly): one goal at a time,
+a new one preempting the running one (ABORTED, INVALID_GOAL, "preempted by a new goal"); a
+goal refused when it arrives (no model or state, a trajectory the topic would refuse, a
+multi-DOF part); a cancel acted on at once (CANCELED, the current pose held); SUCCESSFUL at
+the end; PATH_TOLERANCE_VIOLATED with the reason after a tracking-error stop or a contact
+(the pose held).
 """
 
 import concurrent.futures
@@ -229,10 +232,33 @@ class TrajectoryControllerNode(GuardedNode):
         self._FollowJointTrajectory = FollowJointTrajectory
 
         def on_goal(goal_request: Any) -> Any:
-            return GoalResponse.ACCEPT if self._controller is not None else \
-                GoalResponse.REJECT
+            # refused when it arrives for what is known then (JTC does so too)
+            model, q = self._model, self._q
+            try:
+                if model is None or self._controller is None:
+                    raise InputError(NO_MODEL_MESSAGE)
+                if q is None:
+                    raise InputError('no joint_states yet: the current pose is unknown')
+                if goal_request.multi_dof_trajectory.points:
+                    raise InputError('the goal has a multi-DOF part: single-DOF joints only')
+                trajectory, _ = self._trajectory(model, goal_request.trajectory, q)
+                self._controller.check_start(trajectory, q)
+            except ValueError as error:
+                self.get_logger().error('goal refused: %s' % error)
+                return GoalResponse.REJECT
+            return GoalResponse.ACCEPT
 
         def on_cancel(goal_handle: Any) -> Any:
+            # at once, not at the next joint state: stop and hold the current pose
+            goal = self._goal
+            if goal is not None and goal[0] is goal_handle and not goal[1].done():
+                with self.callback_lock:
+                    if self._q is not None:
+                        with self._lock:
+                            self._controller.drop(self._q)
+                    goal[1].set_result((None, 'canceled: holding the current pose'))
+                if self.executor is not None:
+                    self.executor.wake()
             return CancelResponse.ACCEPT
         self._action_server = ActionServer(
             self, FollowJointTrajectory, '~/follow_joint_trajectory', self._execute_goal,
@@ -264,13 +290,14 @@ class TrajectoryControllerNode(GuardedNode):
             goal_handle.abort()
             return result
         code, text = await outcome
-        result.error_code = code
         result.error_string = text
-        if code == Action.Result.SUCCESSFUL:
+        if goal_handle.is_cancel_requested and code in (None, Action.Result.SUCCESSFUL):
+            goal_handle.canceled()   # CANCELED, as JTC answers a cancel
+        elif code == Action.Result.SUCCESSFUL:
+            result.error_code = code
             goal_handle.succeed()
-        elif goal_handle.is_cancel_requested:
-            goal_handle.canceled()
-        else:
+        else:   # a preemption (JTC: INVALID_GOAL), a tracking error or a contact
+            result.error_code = code if code is not None else Action.Result.INVALID_GOAL
             goal_handle.abort()
         return result
 
@@ -291,7 +318,7 @@ class TrajectoryControllerNode(GuardedNode):
         if handle.is_cancel_requested:
             with self._lock:
                 self._controller.drop(now_q)
-            outcome.set_result((Result.SUCCESSFUL, 'canceled: holding the current pose'))
+            outcome.set_result((None, 'canceled: holding the current pose'))
             return
         state = self._controller.state
         if command.event == 'finished' or state == 'done':

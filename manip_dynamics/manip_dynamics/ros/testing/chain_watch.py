@@ -85,6 +85,36 @@ class ChainWatch:
 Desired = Callable[[np.ndarray], np.ndarray]
 
 
+def continuation_plan(names: Sequence[str], qa: np.ndarray, va: np.ndarray, qb: np.ndarray,
+                      duration: float, lead: float = 0.1,
+                      points: int = 60) -> JointTrajectory:
+    """
+    Return a plan from the moving state (``qa``, ``va``) to rest at ``qb``, each (n,).
+
+    A planner's continuation of a motion under way: its first point is the state the motion
+    will have ``lead`` [s] from now (``time_from_start = lead``, so the controller reaches
+    it from the state it has when the goal arrives), then a quintic per joint with that
+    velocity and zero acceleration to rest at ``qb`` over ``duration`` [s]; ``points``
+    points with positions, velocities and accelerations.
+    """
+    T = duration
+    d = qb - qa
+    # q(t) = qa + va t + c3 t^3 + c4 t^4 + c5 t^5 with q(T) = qb, q'(T) = q''(T) = 0
+    c3 = (10 * d - 6 * va * T) / T ** 3
+    c4 = (-15 * d + 8 * va * T) / T ** 4
+    c5 = (6 * d - 3 * va * T) / T ** 5
+    msg = JointTrajectory(joint_names=list(names))
+    for t in np.linspace(0.0, T, points):
+        sec, nanosec = divmod(int(round((t + lead) * 1e9)), 1_000_000_000)
+        msg.points.append(JointTrajectoryPoint(
+            positions=(qa + va * t + c3 * t ** 3 + c4 * t ** 4 + c5 * t ** 5).tolist(),
+            velocities=(va + 3 * c3 * t ** 2 + 4 * c4 * t ** 3 + 5 * c5 * t ** 4).tolist(),
+            accelerations=(6 * c3 * t + 12 * c4 * t ** 2 + 20 * c5 * t ** 3).tolist(),
+            time_from_start=Duration(sec=sec, nanosec=nanosec)))
+    msg.points[-1].velocities = [0.0] * len(names)
+    return msg
+
+
 def quintic_plan(names: Sequence[str], qa: np.ndarray, qb: np.ndarray, duration: float,
                  points: int = 60) -> tuple[JointTrajectory, Desired]:
     """
@@ -111,3 +141,12 @@ def quintic_plan(names: Sequence[str], qa: np.ndarray, qb: np.ndarray, duration:
     def desired(tt: np.ndarray) -> np.ndarray:
         return qa + np.interp(tt, t, h)[:, None] * (qb - qa)
     return msg, desired
+
+
+def quintic_state(qa: np.ndarray, qb: np.ndarray, duration: float,
+                  t: float) -> tuple[np.ndarray, np.ndarray]:
+    """Return (positions, velocities) (n,) of :func:`quintic_plan`'s motion at ``t`` [s]."""
+    s = min(max(t / duration, 0.0), 1.0)
+    h = 10 * s ** 3 - 15 * s ** 4 + 6 * s ** 5
+    hd = (30 * s ** 2 - 60 * s ** 3 + 30 * s ** 4) / duration
+    return qa + h * (qb - qa), hd * (qb - qa)

@@ -74,6 +74,7 @@ import subprocess
 import sys
 import threading
 import time
+from typing import Any
 
 import numpy as np
 from rclpy.clock import Clock, ClockType
@@ -96,35 +97,60 @@ CONTROLLERS = ('effort', 'jtc')
 #: The stand-in's ``thread_priority`` when given none: controller_manager's default (its
 #: update loop at SCHED_FIFO 50 where the system permits it, a warning where not).
 STANDIN_THREAD_PRIORITY = 50
+#: A last point's velocity counts as non-zero above this (JTC: float epsilon).
+ZERO_VELOCITY = float(np.finfo(np.float32).eps)
+#: JTC's result texts (joint_trajectory_controller.cpp, jazzy branch).
+PREEMPTED = 'Current goal preempted by new incoming action.'
+DEACTIVATED = 'Current goal cancelled during deactivate transition.'
 
 
 class JtcLike:
     """
     joint_trajectory_controller on the effort interface, one update at a time (module doc).
 
-    Joints in the stand-in's order; times [s] on the update clock.
+    Joints in the stand-in's order; times [s] on the update clock. Tolerances as JTC's
+    ``constraints`` (per joint ``trajectory`` and ``goal`` [rad or m], 0 = not checked;
+    ``stopped_velocity_tolerance`` [rad/s], ``goal_time`` [s], 0 = wait without end), a
+    goal's own tolerances overriding them (> 0: the value, -1: not checked, 0: the default).
     """
 
     def __init__(self, joints: list[str], p: np.ndarray, i: np.ndarray, d: np.ndarray,
-                 ff_velocity_scale: np.ndarray) -> None:
-        """Store the gains, each shape (n,)."""
+                 ff_velocity_scale: np.ndarray, trajectory_tolerance: np.ndarray | None = None,
+                 goal_tolerance: np.ndarray | None = None,
+                 stopped_velocity_tolerance: float = 0.01, goal_time: float = 0.0) -> None:
+        """Store the gains and the default tolerances, each shape (n,)."""
+        n = len(joints)
         self.joints = list(joints)
         self.p, self.i, self.d, self.ff = p, i, d, ff_velocity_scale
-        self._integral = np.zeros(len(joints))
+        self.defaults = (np.zeros(n) if trajectory_tolerance is None else trajectory_tolerance,
+                         np.zeros(n) if goal_tolerance is None else goal_tolerance,
+                         float(stopped_velocity_tolerance), float(goal_time))
+        self.tolerances = (*self.defaults[:2], np.full(n, self.defaults[2]),
+                           self.defaults[3])
+        self._integral = np.zeros(n)
         self._curve: TimedPoints | None = None
-        self._efforts = np.zeros((1, len(joints)))
+        self._efforts = np.zeros((1, n))
         self._times = np.zeros(1)
-        self._pending: tuple | None = None   # (times, q, qd, qdd, efforts) not yet started
+        self._pending: tuple | None = None   # (stamp, times, q, qd, qdd, efforts) not started
+        # JTC's reused hold message: positions replaced at each hold, the rest kept (zero
+        # until a goal succeeds, then that goal's last point)
+        self._hold_point = (np.zeros(n), np.zeros(n), np.zeros(n))
+        self.holding = True
         self.start = 0.0   # [s] update time the current trajectory started
         self.end = 0.0     # [s] update time of its last point
         self.trajectories = 0
+        #: The running goal's (code, text) once this controller ended it; None meanwhile.
+        self.outcome: tuple | None = None
+        self.goal_running = False
 
-    def receive(self, msg: JointTrajectory) -> str:
+    def receive(self, msg: JointTrajectory, now: float, check_only: bool = False) -> str:
         """
         Take a trajectory; it starts at the next update. Return '' or why it was refused.
 
-        JTC's checks that matter here: every joint named, points present, times strictly
-        increasing, each field empty or one value per joint.
+        JTC's checks: every joint named (allow_partial_joints_goal false), points present,
+        times strictly increasing, each field empty or one value per joint, a last point at
+        rest, a header stamp whose trajectory does not end before ``now`` [s].
+        ``check_only``: check, keep nothing (a goal request before its acceptance).
         """
         names = list(msg.joint_names)
         if sorted(names) != sorted(self.joints) or not msg.points:
@@ -145,13 +171,50 @@ class JtcLike:
                 return '%s must be given at every point or none' % field
         if fields[0] is None:
             return 'no positions'
-        self._pending = (times, *fields)
+        if fields[1] is not None and np.any(np.abs(fields[1][-1]) > ZERO_VELOCITY):
+            return 'Velocity of last trajectory point is not zero'
+        stamp = stamp_seconds(msg.header.stamp)
+        if stamp != 0.0 and stamp + times[-1] < now:
+            return 'Received trajectory with non-zero start time that ends in the past'
+        if not check_only:
+            self._pending = (stamp, times, *fields)
         return ''
 
+    def set_goal_tolerances(self, path: dict, goal: dict, goal_time: float) -> None:
+        """
+        Take a goal's tolerances over the defaults (class docstring).
+
+        :param path: ``{joint: (position, velocity)}`` of the goal's path_tolerance.
+        :param goal: The same of its goal_tolerance (its velocity: the stopped velocity).
+        :param goal_time: Its goal_time_tolerance [s].
+        """
+        def resolve(default: float, given: float) -> float:
+            return given if given > 0.0 else (0.0 if given == -1.0 else default)
+        trajectory, at_goal, stopped, time_tolerance = self.defaults
+        zero = (0.0, 0.0)
+        self.tolerances = (
+            np.array([resolve(trajectory[k], path.get(j, zero)[0])
+                      for k, j in enumerate(self.joints)]),
+            np.array([resolve(at_goal[k], goal.get(j, zero)[0])
+                      for k, j in enumerate(self.joints)]),
+            np.array([resolve(stopped, goal.get(j, zero)[1]) for j in self.joints]),
+            resolve(time_tolerance, goal_time))
+
     def hold(self, q: np.ndarray, now: float) -> None:
-        """Hold ``q`` with zero velocity and no effort (JTC's hold position)."""
+        """Hold ``q`` with JTC's hold message (its velocity and effort as they were)."""
         self._pending = None
-        self._set(now, np.zeros(1), q[None, :], np.zeros((1, len(q))), None, None)
+        _, v, effort = self._hold_point
+        self._hold_point = (q.copy(), v, effort)
+        self._set(now, np.zeros(1), q[None, :], v[None, :], None, effort[None, :])
+        self.holding = True
+
+    def _succeed_hold(self, now: float) -> None:
+        """Hold the finished trajectory's last point, its effort included (JTC on success)."""
+        q_end = self._curve.sample(np.array([float(self._times[-1])]))
+        v = q_end[1][0]
+        self._hold_point = (q_end[0][0].copy(), v.copy(), self._efforts[-1].copy())
+        self._set(now, np.zeros(1), q_end[0], v[None, :], None, self._efforts[-1:].copy())
+        self.holding = True
 
     def _set(self, now: float, times: np.ndarray, q: np.ndarray, qd: np.ndarray | None,
              qdd: np.ndarray | None, efforts: np.ndarray | None) -> None:
@@ -165,9 +228,10 @@ class JtcLike:
         if self._curve is None:
             self.hold(q, now)
         if self._pending is not None:
-            times, qs, qds, qdds, efforts = self._pending
+            stamp, times, qs, qds, qdds, efforts = self._pending
             self._pending = None
             self.trajectories += 1
+            self.holding = False
             if times[0] > 0.0:   # from the state of now (no effort there) to the first point
                 n = len(q)
                 times = np.concatenate([[0.0], times])
@@ -175,7 +239,8 @@ class JtcLike:
                 qds = None if qds is None else np.vstack([v, qds])
                 qdds = None if qdds is None or qds is None else np.vstack([np.zeros(n), qdds])
                 efforts = None if efforts is None else np.vstack([np.zeros(n), efforts])
-            self._set(now, times, qs, qds, qdds if qds is not None else None, efforts)
+            self._set(stamp if stamp > 0.0 else now, times, qs, qds,
+                      qdds if qds is not None else None, efforts)
         t = min(max(now - self.start, 0.0), float(self._times[-1]))
         q_d, v_d, _ = (a[0] for a in self._curve.sample(np.array([t])))
         k = int(np.clip(np.searchsorted(self._times, t, side='right') - 1, 0,
@@ -186,14 +251,49 @@ class JtcLike:
         else:
             effort = self._efforts[-1]
         e = q_d - q
+        if not self.holding and self._check(now, q, e, v_d - v):
+            return self.update(now, q, v, dt)   # ended: what holds from this update on
         self._integral += e * dt
         return self.ff * v_d + effort + self.p * e + self.i * self._integral + \
             self.d * (v_d - v)
 
-    def desired(self, now: float) -> np.ndarray:
-        """Return the desired positions at ``now`` (for tests and feedback)."""
+    def _check(self, now: float, q: np.ndarray, e: np.ndarray, e_v: np.ndarray) -> bool:
+        """Check JTC's tolerances at one update; return True when they end the trajectory."""
+        trajectory, at_goal, stopped, goal_time = self.tolerances
+        if now < self.end:
+            if np.any((trajectory > 0.0) & (np.abs(e) > trajectory)):
+                self._finish(now, q, -4, 'Aborted due to path tolerance violation', hold=True)
+                return True
+            return False
+        outside = np.any((at_goal > 0.0) & (np.abs(e) > at_goal)) or \
+            np.any((stopped > 0.0) & (np.abs(e_v) > stopped))
+        if not outside:
+            self._finish(now, q, 0, 'Goal successfully reached!', hold=False)
+            return True
+        if goal_time != 0.0 and now - self.end > goal_time:
+            self._finish(now, q, -5, 'Aborted due to goal_time_tolerance exceeding by %f '
+                         'seconds' % (now - self.end), hold=True)
+            return True
+        return False
+
+    def _finish(self, now: float, q: np.ndarray, code: int, text: str, hold: bool) -> None:
+        """End the trajectory: hold ``q`` after a violation; on a goal's success its end."""
+        goal = self.goal_running
+        if goal:
+            self.outcome = (code, text)
+            self.goal_running = False
+        if hold:
+            self.hold(q, now)
+        elif goal:
+            self._succeed_hold(now)
+        else:   # a topic trajectory: its last point stays, the hold message unchanged
+            self.holding = True
+
+    def reference(self, now: float) -> tuple[np.ndarray, np.ndarray]:
+        """Return the desired positions and velocities at ``now`` (JTC's ``reference``)."""
         t = min(max(now - self.start, 0.0), float(self._times[-1]))
-        return self._curve.sample(np.array([t]))[0][0]
+        q_d, v_d, _ = self._curve.sample(np.array([t]))
+        return q_d[0], v_d[0]
 
 
 class ControllerManagerStandin(GuardedNode):
@@ -282,86 +382,157 @@ class ControllerManagerStandin(GuardedNode):
 
     # ------------------------------------------------------------------ JTC
     def _jtc_from_parameters(self) -> JtcLike:
-        """Declare the JTC parameters (gains per joint or one for all) and build it."""
+        """Declare the JTC parameters (gains, constraints: one per joint or one for all)."""
         self.jtc_name = param_string(self, 'jtc_name', 'joint_trajectory_controller',
                                      'Name (namespace of the topics) of the JTC')
+        self.jtc_active = param_bool(self, 'jtc_active', True, 'JTC starts active (false: '
+                                     'inactive, the forward effort command is written until '
+                                     '~/activate_jtc activates it)')
         n = len(self.joints)
-        gains = {}
-        for key, default in (('p', 0.0), ('i', 0.0), ('d', 0.0), ('ff_velocity_scale', 0.0)):
-            values = param_float_list(self, 'gains_' + key, 'JTC gains.<joint>.%s, one per '
-                                      'joint or one for all' % key) or [default]
-            if len(values) not in (1, n):
-                raise StartupError('parameter gains_%s must have 1 or %d values, got %d'
-                                   % (key, n, len(values)))
-            gains[key] = np.broadcast_to(np.array(values), (n,)).copy()
-        return JtcLike(self.joints, gains['p'], gains['i'], gains['d'],
-                       gains['ff_velocity_scale'])
+        values = {}
+        for key, default, text in (
+                ('gains_p', 0.0, 'JTC gains.<joint>.p'), ('gains_i', 0.0, 'gains.<joint>.i'),
+                ('gains_d', 0.0, 'gains.<joint>.d'),
+                ('gains_ff_velocity_scale', 0.0, 'gains.<joint>.ff_velocity_scale'),
+                ('constraints_trajectory', 0.0, 'constraints.<joint>.trajectory [rad]'),
+                ('constraints_goal', 0.0, 'constraints.<joint>.goal [rad]')):
+            given = param_float_list(self, key, '%s, one per joint or one for all' % text) \
+                or [default]
+            if len(given) not in (1, n):
+                raise StartupError('parameter %s must have 1 or %d values, got %d'
+                                   % (key, n, len(given)))
+            values[key] = np.broadcast_to(np.array(given), (n,)).copy()
+        stopped = param_float(self, 'constraints_stopped_velocity_tolerance', 0.01,
+                              'constraints.stopped_velocity_tolerance [rad/s]', low=0.0,
+                              high=1e3)
+        goal_time = param_float(self, 'constraints_goal_time', 0.0, 'constraints.goal_time '
+                                '[s]; 0 = wait for the goal tolerance without end', low=0.0,
+                                high=1e3)
+        self._jtc_log = self.get_logger().get_child(self.jtc_name)
+        return JtcLike(self.joints, values['gains_p'], values['gains_i'], values['gains_d'],
+                       values['gains_ff_velocity_scale'], values['constraints_trajectory'],
+                       values['constraints_goal'], stopped, goal_time)
 
     def _jtc_trajectory(self, msg: JointTrajectory) -> None:
         """Take a trajectory from JTC's topic: the newest replaces the running one."""
         with self._lock:
-            refusal = self.jtc.receive(msg)
+            refusal = self.jtc.receive(msg, self._now_s) if self.jtc_active else \
+                'Controller is not running.'
         if refusal:
-            self.get_logger().error('trajectory refused: %s' % refusal)
+            self._jtc_log.error('trajectory refused: %s' % refusal)
 
     def _jtc_action_server(self) -> str:
         """Serve FollowJointTrajectory where control_msgs is importable (JTC's action)."""
+        from std_srvs.srv import SetBool
+        self.create_service(SetBool, '~/activate_jtc', self._activate_callback)
         try:
             from control_msgs.action import FollowJointTrajectory
-            from rclpy.action import ActionServer, CancelResponse
+            from rclpy.action import ActionServer
         except ImportError:
             return ''
         self._Action = FollowJointTrajectory
         self._action_server = ActionServer(
             self, FollowJointTrajectory, '/%s/follow_joint_trajectory' % self.jtc_name,
-            self._execute_goal, cancel_callback=lambda handle: CancelResponse.ACCEPT)
-        # on the steady clock: the update loop's time may be a simulator's /clock
-        self.create_timer(0.01, self._goal_check, clock=Clock(clock_type=ClockType.STEADY_TIME))
+            self._execute_goal, goal_callback=self._goal_callback,
+            handle_accepted_callback=self._accepted_callback,
+            cancel_callback=self._cancel_callback)
+        # on the steady clock (JTC's action_monitor_rate, 20 Hz): the update loop's time may
+        # be a simulator's /clock
+        self.create_timer(0.05, self._goal_check, clock=Clock(clock_type=ClockType.STEADY_TIME))
         from control_msgs.msg import JointTrajectoryControllerState
         self._jtc_state_pub = self.create_publisher(
             JointTrajectoryControllerState, '/%s/controller_state' % self.jtc_name, 10)
         return '/%s/follow_joint_trajectory' % self.jtc_name
 
-    async def _execute_goal(self, handle) -> object:
-        """Run a goal: its trajectory replaces the running one; done after its last point."""
+    def _activate_callback(self, request: Any, response: Any) -> Any:
+        """Activate JTC (hold the current positions) or deactivate it (the effort command)."""
+        with self._lock:
+            was, self.jtc_active = self.jtc_active, bool(request.data)
+            if self.jtc_active and not was and self._q is not None:
+                self.jtc.hold(self._q, self._now_s)   # on_activate: hold, no effort kept
+            if was and not self.jtc_active and self.jtc.goal_running:
+                self.jtc.goal_running = False
+                self.jtc.outcome = (-1, DEACTIVATED)
+            self._command = np.zeros(len(self.joints))   # the other controller starts at 0
+        response.success = True
+        response.message = '%s %s' % (self.jtc_name, 'active' if self.jtc_active else
+                                      'inactive')
+        self.get_logger().info(response.message)
+        return response
+
+    def _goal_callback(self, request: Any) -> Any:
+        """Refuse a goal as JTC does: inactive, or an invalid message (logged)."""
+        from rclpy.action import GoalResponse
+        with self._lock:
+            refusal = self.jtc.receive(request.trajectory, self._now_s, check_only=True) \
+                if self.jtc_active else "Can't accept new action goals. Controller is not " \
+                'running.'
+        if refusal:
+            self._jtc_log.error(refusal)
+            return GoalResponse.REJECT
+        return GoalResponse.ACCEPT
+
+    def _accepted_callback(self, handle: Any) -> None:
+        """Preempt the running goal (aborted with JTC's text), take the new trajectory."""
         from rclpy.task import Future
-        result = self._Action.Result()
         previous = self._goal
         if previous is not None and not previous[1].done():
-            previous[1].set_result((self._Action.Result.SUCCESSFUL, 'preempted'))
+            previous[1].set_result((-1, PREEMPTED))   # JTC: INVALID_GOAL and its text
+        request = handle.request
         with self._lock:
-            refusal = self.jtc.receive(handle.request.trajectory)
-        if refusal:
-            result.error_code = self._Action.Result.INVALID_GOAL
-            result.error_string = refusal
+            self.jtc.outcome = None
+            refusal = self.jtc.receive(request.trajectory, self._now_s)
+            self.jtc.set_goal_tolerances(
+                {t.name: (t.position, t.velocity) for t in request.path_tolerance},
+                {t.name: (t.position, t.velocity) for t in request.goal_tolerance},
+                stamp_seconds(request.goal_time_tolerance))
+            self.jtc.goal_running = not refusal
+        self._goal = (handle, Future())
+        if refusal:   # checked at goal time; the clock moved on since
+            self._goal[1].set_result((-1, refusal))
+        handle.execute()
+
+    def _cancel_callback(self, handle: Any) -> Any:
+        """Cancel the running goal: CANCELED, and hold the current positions (JTC)."""
+        from rclpy.action import CancelResponse
+        goal = self._goal
+        if goal is not None and goal[0] is handle and not goal[1].done():
+            with self._lock:
+                self.jtc.goal_running = False
+                self.jtc.outcome = None
+                if self._q is not None:
+                    self.jtc.hold(self._q, self._now_s)
+            goal[1].set_result((0, ''))
+        return CancelResponse.ACCEPT
+
+    async def _execute_goal(self, handle: Any) -> object:
+        """Wait for the goal's outcome (from the update loop, a preemption or a cancel)."""
+        result = self._Action.Result()
+        goal = self._goal
+        if goal is None or goal[0] is not handle:
+            result.error_code, result.error_string = -1, PREEMPTED
             handle.abort()
             return result
-        outcome = Future()
-        self._goal = (handle, outcome, self.jtc.trajectories)
-        result.error_code, result.error_string = await outcome
-        if handle.is_cancel_requested:
+        result.error_code, result.error_string = await goal[1]
+        if handle.is_cancel_requested and result.error_code == 0:
             handle.canceled()
-        elif result.error_code == self._Action.Result.SUCCESSFUL:
+        elif result.error_code == 0:
             handle.succeed()
         else:
             handle.abort()
         return result
 
     def _goal_check(self) -> None:
-        """End the running goal: canceled (hold), or its last point reached."""
+        """Hand the update loop's outcome of the running goal to its action (20 Hz)."""
         goal = self._goal
         if goal is None or goal[1].done():
             return
-        handle, outcome, started = goal
         with self._lock:
-            running = self.jtc.trajectories > started
-            at_end = running and self._now_s >= self.jtc.end
-            if handle.is_cancel_requested and self._q is not None:
-                self.jtc.hold(self._q, self._now_s)
-        if handle.is_cancel_requested:
-            outcome.set_result((self._Action.Result.SUCCESSFUL, 'canceled: holding'))
-        elif at_end:
-            outcome.set_result((self._Action.Result.SUCCESSFUL, ''))
+            outcome, self.jtc.outcome = self.jtc.outcome, None
+        if outcome is not None:
+            if outcome[0] != 0:
+                self._jtc_log.warning(outcome[1])
+            goal[1].set_result(outcome)
 
     def _controller_update(self, sample: JointState, stamp: int,
                            command: np.ndarray) -> np.ndarray:
@@ -379,11 +550,19 @@ class ControllerManagerStandin(GuardedNode):
         with self._lock:
             dt = now - self._now_s if self._q is not None else 0.0
             self._q, self._now_s = q, now
+            if not self.jtc_active:   # the forward effort controller is the active one
+                return command
             command = self.jtc.update(now, q, v, min(max(dt, 0.0), 0.1))
         if self._jtc_state_pub is not None:   # JTC publishes its state while active
             state = self._jtc_state_pub.msg_type(joint_names=list(self.joints))
             state.header.stamp = sample.header.stamp
             state.feedback.positions = q.tolist()
+            state.feedback.velocities = v.tolist()
+            with self._lock:
+                q_d, v_d = self.jtc.reference(now)
+            state.reference.positions = q_d.tolist()
+            state.reference.velocities = v_d.tolist()
+            state.output.effort = command.tolist()
             self._jtc_state_pub.publish(state)
         return command
 
