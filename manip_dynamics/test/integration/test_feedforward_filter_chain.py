@@ -17,9 +17,9 @@ The planner -> feedforward_filter -> JTC chain as CI can run it (issue 29).
 
 The simulator in lockstep behind the controller_manager stand-in in its JTC mode (the law
 ros2_controllers 4.22+ documents: PID on the errors plus each point's effort), with jitter
-and skipped cycles, the external-torque observer and feedforward_filter on JTC's topic
-(control_msgs, for the actions, is not on PyPI: the action path is checked by hand,
-docs/ROS2_CONTROL.md). A kinematically timed plan (a quintic, as a planner times one,
+and skipped cycles, the external-torque observer and feedforward_filter on JTC's action
+(control_msgs from test_support/ where no ROS 2 install provides it) and, without the
+feed-forward, on JTC's topic. A kinematically timed plan (a quintic, as a planner times one,
 without efforts) is sent to the filter, once with the feed-forward and once without it
 (``feedforward: false``: JTC as it is without the filter).
 
@@ -100,9 +100,11 @@ def run_chain(feedforward: bool, xml: str, model: RobotModel, q0: np.ndarray) ->
             procs['external_torque_observer'] = start_node(
                 'external_torque_observer', 'external_torque_observer', {
                     'robot_description': xml, **story_parameters('external_torque_observer')})
-            procs['feedforward_filter'] = start_node('feedforward_filter', 'feedforward_filter',
-                                                     {'robot_description': xml,
-                                                      'feedforward': feedforward})
+            # without the feed-forward, plans go down JTC's topic: both downstreams run
+            procs['feedforward_filter'] = start_node(
+                'feedforward_filter', 'feedforward_filter', {
+                    'robot_description': xml, 'feedforward': feedforward,
+                    'downstream': 'auto' if feedforward else 'topic'})
             wait_until(lambda: 'brakes released' in read_log(procs['simulator']),
                        STARTUP_TIMEOUT, 'the arm was never held:\n'
                        + read_log(procs['feedforward_filter'])[-2000:])

@@ -601,6 +601,8 @@ class FeedforwardFilterNode(GuardedNode):
         previous = self._run
         if previous is not None:
             previous.preempted = True
+            if previous.finished is not None and not previous.finished.done():
+                previous.finished.set_result(False)   # downstream topic: it ends now
         upstream.execute()
 
     def _cancel_callback(self, upstream: Any) -> Any:
@@ -678,7 +680,9 @@ class FeedforwardFilterNode(GuardedNode):
             result.error_code = downstream.result.error_code
             result.error_string = downstream.result.error_string
         hold = None
-        if run.preempted:
+        succeeded = (downstream is not None and status == STATUS_SUCCEEDED
+                     and result.error_code == Result.SUCCESSFUL)
+        if run.preempted and not succeeded:
             result.error_code = Result.INVALID_GOAL
             result.error_string = 'preempted by a new goal'
             upstream.abort()

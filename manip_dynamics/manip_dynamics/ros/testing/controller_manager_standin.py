@@ -63,9 +63,17 @@ accelerations, cubic with velocities) and their ``effort`` linearly (zero before
 point, which the state before the trajectory lacks); after the last point its values hold.
 Each update writes ``u = ff_velocity_scale v_d + effort_d + p e + i sum(e dt) + d (v_d - v)``
 (e = q_d - q; control_toolbox's PID on the position error with the velocity error as its
-derivative, no integral clamp). On activation and on a canceled goal it holds the current
-positions with zero velocity and no effort, as JTC's hold does (the arm sags by g / p unless
-someone sends a hold with efforts: the feed-forward filter does).
+derivative, no integral clamp). Goals end as JTC (jazzy branch, 4.42) ends them: refused at
+goal time while inactive (``jtc_active`` false at start, ``~/activate_jtc`` switches, the
+forward effort command written meanwhile) or for an invalid message, the refusal logged under
+JTC's name; a new goal preempts the running one (ABORTED, INVALID_GOAL, JTC's text); a cancel
+is CANCELED; the ``constraints_*`` tolerances (and a goal's own, -1 erasing one) abort with
+PATH_ or GOAL_TOLERANCE_VIOLATED; a deactivation aborts with INVALID_GOAL. On activation, a
+cancel and an abort it holds the current positions with its hold message (zero velocity and
+effort, or the last successful goal's final point: JTC reuses that message), so the arm
+sags by g / p, or by the gravity difference of another pose, until someone sends a hold with
+efforts (the feed-forward filter does). ``~/controller_state`` carries the reference,
+feedback and output, as JTC's does.
 """
 
 import os
