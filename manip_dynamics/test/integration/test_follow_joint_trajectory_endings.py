@@ -135,7 +135,8 @@ def ended_at(watch: ChainWatch, execution, timeout: float = 30.0) -> float:
     return watch.last()[0]
 
 
-def start_chain(xml: str, model: RobotModel, q0: np.ndarray) -> dict:
+def start_chain(xml: str, model: RobotModel, q0: np.ndarray, downstream: str = 'auto',
+                jtc_active: bool = False) -> dict:
     """Start simulator, stand-in (JTC inactive), observer and filter; return the processes."""
     gains = design_joint_gains(model, RATE, start=q0, delay_budget=DELAY_BUDGET)
     tolerances = trajectory_tolerances(model, gains.p)
@@ -150,7 +151,7 @@ def start_chain(xml: str, model: RobotModel, q0: np.ndarray) -> dict:
         'testing.controller_manager_standin', 'controller_manager', {
             'use_sim_time': True, 'update_rate': RATE, 'jitter': 0.3,
             'skip_probability': 0.02, 'seed': 7.0, 'joints': names,
-            'cosimulation': True, 'controller': 'jtc', 'jtc_active': False,
+            'cosimulation': True, 'controller': 'jtc', 'jtc_active': jtc_active,
             'gains_p': gains.p.tolist(), 'gains_d': gains.d.tolist(),
             'constraints_trajectory': tolerances.trajectory.tolist(),
             'constraints_goal': tolerances.goal.tolist(),
@@ -162,7 +163,8 @@ def start_chain(xml: str, model: RobotModel, q0: np.ndarray) -> dict:
         'external_torque_observer', 'external_torque_observer', {
             'robot_description': xml, **story_parameters('external_torque_observer')})
     procs['feedforward_filter'] = start_node('feedforward_filter', 'feedforward_filter',
-                                             {'robot_description': xml})
+                                             {'robot_description': xml,
+                                              'downstream': downstream})
     return procs
 
 
@@ -292,3 +294,47 @@ def test_every_ending_is_jtcs_and_leaves_the_arm_held():
             assert out[key] <= HELD, (key, out[key], events[-12:])
         # no goal accepted and then aborted for a reason known when it arrived
         assert not any('refused the plan' in e for e in events), events
+
+
+def test_on_jtcs_topic_an_action_goal_ends_with_its_plan_and_is_preempted_or_canceled():
+    """``downstream: topic``: no result before the plan's time is up; preemption and cancel."""
+    with open(urdf_path('cobot7')) as stream:
+        xml = stream.read()
+    model = RobotModel.from_urdf_string(xml)
+    q0 = default_initial_positions(model, xml)
+    names = list(model.joint_names)
+    with spun_node('topic_endings_probe') as probe:
+        watch = ChainWatch(probe, names)
+        moveit = MoveItLikeClient(probe, '/feedforward_filter/follow_joint_trajectory',
+                                  clock=lambda: watch.last()[0] if watch.states else 0.0,
+                                  monitor=False)
+        procs = start_chain(xml, model, q0, downstream='topic', jtc_active=True)
+        try:
+            assert moveit.wait_for_server(STARTUP_TIMEOUT), 'no filter action'
+            wait_until(lambda: 'brakes released' in read_log(procs['simulator']),
+                       STARTUP_TIMEOUT, 'the arm was never held:\n'
+                       + read_log(procs['feedforward_filter'])[-3000:])
+            wait_simulated(watch, 0.5)
+            here = watch.last()[1]
+            plan, _ = quintic_plan(names, here, q0 + 0.3 * MOVE, PLAN_TIME)
+            execution = moveit.execute(plan)
+            ended = ended_at(watch, execution, 60.0)
+            full = (execution.outcome(), ended - execution.sent)
+            plan, _ = quintic_plan(names, watch.last()[1], q0, PLAN_TIME)
+            first = moveit.execute(plan)
+            wait_simulated(watch, 0.5)
+            plan, _ = quintic_plan(names, watch.last()[1], q0, PLAN_TIME)
+            second = moveit.execute(plan)
+            ended_at(watch, first)
+            wait_simulated(watch, 0.5)
+            moveit.stop(second)
+            ended_at(watch, second)
+        finally:
+            logs = {name: read_log(proc) for name, proc in procs.items()}
+            for proc in procs.values():
+                stop_node(proc)
+    # the result waits for the plan's time on the arm's clock (before: SUCCEEDED at once)
+    assert full[0] == 'SUCCEEDED', (full, logs['feedforward_filter'][-2000:])
+    assert full[1] >= PLAN_TIME - 0.05, full
+    assert (first.outcome(), first.error_code) == ('ABORTED', INVALID_GOAL)
+    assert second.outcome() == 'CANCELED', (second, logs['feedforward_filter'][-2000:])
