@@ -333,8 +333,10 @@ def test_on_jtcs_topic_an_action_goal_ends_with_its_plan_and_is_preempted_or_can
             logs = {name: read_log(proc) for name, proc in procs.items()}
             for proc in procs.values():
                 stop_node(proc)
-    # the result waits for the plan's time on the arm's clock (before: SUCCEEDED at once)
+    # the result waits for the plan's time on the arm's clock (before: SUCCEEDED at once);
+    # the probe's view of that clock lags by a varying 0.1 s or so on a loaded machine
+    # (1.91 s seen for a 2 s plan), so the bound leaves a quarter of the plan for it
     assert full[0] == 'SUCCEEDED', (full, logs['feedforward_filter'][-2000:])
-    assert full[1] >= PLAN_TIME - 0.05, full
+    assert full[1] >= 0.75 * PLAN_TIME, full
     assert (first.outcome(), first.error_code) == ('ABORTED', INVALID_GOAL)
     assert second.outcome() == 'CANCELED', (second, logs['feedforward_filter'][-2000:])
