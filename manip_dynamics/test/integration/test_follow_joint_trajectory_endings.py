@@ -223,9 +223,17 @@ def run_round(probe, watch: ChainWatch, moveit: MoveItLikeClient, procs: dict,
     out['canceled'] = (execution.outcome(), execution.error_code, execution.error_string)
     out['canceled_drift'], out['canceled_rest'] = hold_drift(watch, ended)
     # a goal that ends off target: a goal tolerance the gains cannot meet in time
-    plan, _ = quintic_plan(names, watch.last()[1], q0, PLAN_TIME)
-    execution = moveit.execute(plan, goal_tolerance=1e-5, goal_time_tolerance=0.2)
-    ended = ended_at(watch, execution)
+    # (a false contact flag on the way ends it as a contact, itself a checked ending: the
+    # step is tried once more then, and the retry counted; 1 in about 30 rounds by hand)
+    out['off_target_retries'] = 0
+    for _ in range(2):
+        plan, _ = quintic_plan(names, watch.last()[1], q0, PLAN_TIME)
+        execution = moveit.execute(plan, goal_tolerance=1e-5, goal_time_tolerance=0.2)
+        ended = ended_at(watch, execution)
+        if execution.error_code != PATH_TOLERANCE_VIOLATED:
+            break
+        out['off_target_retries'] += 1
+        hold_drift(watch, ended)
     out['off_target'] = (execution.outcome(), execution.error_code, execution.error_string,
                          execution.log)
     out['off_target_drift'], out['off_target_rest'] = hold_drift(watch, ended)
@@ -314,7 +322,8 @@ def test_on_jtcs_topic_an_action_goal_ends_with_its_plan_and_is_preempted_or_can
             wait_until(lambda: 'brakes released' in read_log(procs['simulator']),
                        STARTUP_TIMEOUT, 'the arm was never held:\n'
                        + read_log(procs['feedforward_filter'])[-3000:])
-            wait_simulated(watch, 0.5)
+            # the observer's start-up transient (flags within about 1 s of the release)
+            wait_simulated(watch, 2.0)
             here = watch.last()[1]
             plan, _ = quintic_plan(names, here, q0 + 0.3 * MOVE, PLAN_TIME)
             execution = moveit.execute(plan)
