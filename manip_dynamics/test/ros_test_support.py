@@ -203,3 +203,19 @@ def wait_simulated(watch: Any, seconds: float) -> float:
     wait_until(lambda: watch.last()[0] >= start + seconds, 20.0 + 10.0 * seconds,
                'simulated time did not advance by %g s' % seconds)
     return watch.last()[0]
+
+
+def bundled_arm(name: str) -> tuple:
+    """
+    Return a bundled arm's URDF text, its RobotModel and its start pose.
+
+    :param name: A bundled arm, e.g. ``cobot7``.
+    :return: ``(xml, model, q0)``; q0 [rad or m] as control.launch.py starts it, shape (n,).
+    """
+    from manip_dynamics import RobotModel
+    from manip_dynamics.bundled import urdf_path
+    from manip_dynamics.ros.launch_support.ros2_control_setup import default_initial_positions
+    with open(urdf_path(name), encoding='utf-8') as stream:
+        xml = stream.read()
+    model = RobotModel.from_urdf_string(xml)
+    return xml, model, default_initial_positions(model, xml)

@@ -30,8 +30,8 @@ the push's own start time from the simulator.
 
 import numpy as np
 import pytest
-from ros_test_support import (call_service, read_log, require_interfaces, require_rclpy,
-                              spun_node, STARTUP_TIMEOUT, wait_simulated,
+from ros_test_support import (bundled_arm, call_service, read_log, require_interfaces,
+                              require_rclpy, spun_node, STARTUP_TIMEOUT, wait_simulated,
                               wait_until)
 
 require_rclpy()
@@ -40,11 +40,8 @@ require_interfaces()
 from trajectory_msgs.msg import JointTrajectory  # noqa: E402, I100
 
 from manip_dynamics import RobotModel  # noqa: E402
-from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.control.gains import design_joint_gains  # noqa: E402
 from manip_dynamics.demo.scenario import story_parameters  # noqa: E402
-from manip_dynamics.ros.launch_support.ros2_control_setup import (  # noqa: E402
-    default_initial_positions)
 from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 from manip_dynamics.ros.testing.chain_watch import ChainWatch, quintic_plan  # noqa: E402
 from manip_dynamics_interfaces.srv import ApplyWrench  # noqa: E402
@@ -156,10 +153,7 @@ def run_chain(feedforward: bool, xml: str, model: RobotModel, q0: np.ndarray) ->
 
 
 def test_plan_through_filter_and_jtc_holds_moves_stops_on_push_and_continues():
-    with open(urdf_path('cobot7')) as stream:
-        xml = stream.read()
-    model = RobotModel.from_urdf_string(xml)
-    q0 = default_initial_positions(model, xml)
+    xml, model, q0 = bundled_arm('cobot7')
     with_ff = run_chain(True, xml, model, q0)
     without = run_chain(False, xml, model, q0)
     gains = with_ff['gains']

@@ -34,8 +34,8 @@ import re
 
 import numpy as np
 import pytest
-from ros_test_support import (call_service, read_log, require_interfaces, require_rclpy,
-                              spun_node, STARTUP_TIMEOUT, wait_simulated,
+from ros_test_support import (bundled_arm, call_service, read_log, require_interfaces,
+                              require_rclpy, spun_node, STARTUP_TIMEOUT, wait_simulated,
                               wait_until)
 
 require_rclpy()
@@ -46,11 +46,8 @@ pytest.importorskip('control_msgs.action', reason='control_msgs is not built (sc
 from std_srvs.srv import SetBool  # noqa: E402, I100
 
 from manip_dynamics import RobotModel  # noqa: E402
-from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.control.gains import design_joint_gains, trajectory_tolerances  # noqa: E402
 from manip_dynamics.demo.scenario import story_parameters  # noqa: E402
-from manip_dynamics.ros.launch_support.ros2_control_setup import (  # noqa: E402
-    default_initial_positions)
 from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 from manip_dynamics.ros.testing.chain_watch import (  # noqa: E402
     ChainWatch, continuation_plan, quintic_plan, quintic_state)
@@ -253,10 +250,7 @@ def run_round(probe, watch: ChainWatch, moveit: MoveItLikeClient, procs: dict,
 
 
 def test_every_ending_is_jtcs_and_leaves_the_arm_held():
-    with open(urdf_path('cobot7')) as stream:
-        xml = stream.read()
-    model = RobotModel.from_urdf_string(xml)
-    q0 = default_initial_positions(model, xml)
+    xml, model, q0 = bundled_arm('cobot7')
     with spun_node('endings_probe') as probe:
         watch = ChainWatch(probe, list(model.joint_names))
         moveit = MoveItLikeClient(probe, '/feedforward_filter/follow_joint_trajectory',
@@ -306,10 +300,7 @@ def test_every_ending_is_jtcs_and_leaves_the_arm_held():
 
 def test_on_jtcs_topic_an_action_goal_ends_with_its_plan_and_is_preempted_or_canceled():
     """``downstream: topic``: no result before the plan's time is up; preemption and cancel."""
-    with open(urdf_path('cobot7')) as stream:
-        xml = stream.read()
-    model = RobotModel.from_urdf_string(xml)
-    q0 = default_initial_positions(model, xml)
+    xml, model, q0 = bundled_arm('cobot7')
     names = list(model.joint_names)
     with spun_node('topic_endings_probe') as probe:
         watch = ChainWatch(probe, names)

@@ -68,6 +68,7 @@ import sys
 import time
 from typing import Any
 
+from action_msgs.msg import GoalStatus
 from builtin_interfaces.msg import Duration
 import numpy as np
 from rcl_interfaces.msg import Log
@@ -114,8 +115,6 @@ SETTLED_SPEED = 0.01
 SETTLED_TIME = 0.05
 #: Goals accepted and not yet executing kept prepared (goals arriving at once).
 PREPARED_GOALS = 8
-#: action_msgs/GoalStatus codes of a finished goal.
-STATUS_SUCCEEDED, STATUS_CANCELED, STATUS_ABORTED = 4, 5, 6
 #: JTC's result text for a goal it preempted (joint_trajectory_controller.cpp).
 JTC_PREEMPTED = 'preempted by new incoming action'
 
@@ -675,12 +674,12 @@ class FeedforwardFilterNode(GuardedNode):
         """
         Result = self._Action.Result
         upstream = run.upstream
-        status = STATUS_SUCCEEDED if downstream is None else downstream.status
+        status = GoalStatus.STATUS_SUCCEEDED if downstream is None else downstream.status
         if downstream is not None:
             result.error_code = downstream.result.error_code
             result.error_string = downstream.result.error_string
         hold = None
-        succeeded = (downstream is not None and status == STATUS_SUCCEEDED
+        succeeded = (downstream is not None and status == GoalStatus.STATUS_SUCCEEDED
                      and result.error_code == Result.SUCCESSFUL)
         if run.preempted and not succeeded:
             result.error_code = Result.INVALID_GOAL
@@ -695,12 +694,12 @@ class FeedforwardFilterNode(GuardedNode):
             result.error_string = run.reasons[0]
             upstream.abort()
             ending = 'aborted'
-        elif status == STATUS_SUCCEEDED and result.error_code == Result.SUCCESSFUL:
+        elif status == GoalStatus.STATUS_SUCCEEDED and result.error_code == Result.SUCCESSFUL:
             upstream.succeed()
             ending = 'succeeded'
         else:
             text = result.error_string or 'no reason given'
-            if status == STATUS_CANCELED:
+            if status == GoalStatus.STATUS_CANCELED:
                 result.error_string = ('the goal at %s was canceled by someone else (%s)'
                                        % (self._jtc_action, text))
                 if result.error_code == Result.SUCCESSFUL:

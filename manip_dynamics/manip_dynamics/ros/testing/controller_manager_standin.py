@@ -92,6 +92,7 @@ from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
 from manip_dynamics.control.computed_torque import TimedPoints
+from manip_dynamics.control.trajectory_goal import ZERO_VELOCITY
 from manip_dynamics.ros.runtime.conversions import stamp_seconds
 from manip_dynamics.ros.runtime.node_runtime import GuardedNode, run_node
 from manip_dynamics.ros.runtime.robot_description import (
@@ -105,8 +106,6 @@ CONTROLLERS = ('effort', 'jtc')
 #: The stand-in's ``thread_priority`` when given none: controller_manager's default (its
 #: update loop at SCHED_FIFO 50 where the system permits it, a warning where not).
 STANDIN_THREAD_PRIORITY = 50
-#: A last point's velocity counts as non-zero above this (JTC: float epsilon).
-ZERO_VELOCITY = float(np.finfo(np.float32).eps)
 #: JTC's result texts (joint_trajectory_controller.cpp, jazzy branch).
 PREEMPTED = 'Current goal preempted by new incoming action.'
 DEACTIVATED = 'Current goal cancelled during deactivate transition.'

@@ -33,6 +33,7 @@ import threading
 import time
 from typing import Any, Callable
 
+from action_msgs.msg import GoalStatus
 from trajectory_msgs.msg import JointTrajectory
 
 from manip_dynamics.ros.runtime.conversions import stamp_seconds
@@ -40,8 +41,9 @@ from manip_dynamics.ros.runtime.conversions import stamp_seconds
 #: MoveIt's trajectory_execution defaults.
 DURATION_SCALING = 1.1
 DURATION_MARGIN = 0.5
-#: action_msgs/GoalStatus codes.
-STATUS_NAMES = {4: 'SUCCEEDED', 5: 'CANCELED', 6: 'ABORTED'}
+#: The outcome of a finished goal's action_msgs/GoalStatus.
+STATUS_NAMES = {GoalStatus.STATUS_SUCCEEDED: 'SUCCEEDED', GoalStatus.STATUS_CANCELED: 'CANCELED',
+                GoalStatus.STATUS_ABORTED: 'ABORTED'}
 
 
 @dataclass
