@@ -25,9 +25,12 @@ folder on sys.path: the test modules add it before importing this module.
 
 import os
 import shutil
+import signal
+import subprocess
 import threading
 import time
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
+import xml.etree.ElementTree as ElementTree
 
 PACKAGE = 'manip_dynamics'
 
@@ -251,3 +254,105 @@ def check_controllers(case: Any, node: Any, timeout: float = 60.0) -> dict[str, 
     if trajectory:
         case.assertEqual(states['joint_trajectory_controller'], 'inactive')
     return states
+
+
+#: ros2_controllers releases whose JTC adds a point's effort on the effort interface
+#: (PR #1200): 4.22 and newer on the jazzy line, the 5.x (kilted) line.
+FEEDFORWARD_JTC = (4, 22)
+
+
+def feedforward_jtc_missing() -> str | None:
+    """Return why a JTC with the effort feed-forward and control_msgs are not here, or None."""
+    try:
+        from ament_index_python.packages import get_package_share_directory
+        share = get_package_share_directory('joint_trajectory_controller')
+    except Exception:  # noqa: B902 - not installed at all
+        return 'joint_trajectory_controller not installed (apt: ros-$ROS_DISTRO-ros2-controllers)'
+    version = ElementTree.parse(os.path.join(share, 'package.xml')).findtext('version', '')
+    parts = tuple(int(x) for x in version.split('.')[:2] if x.isdigit())
+    if parts < FEEDFORWARD_JTC:
+        return ('joint_trajectory_controller %s takes no effort feed-forward (4.22 or newer '
+                'needed)' % version)
+    try:
+        import control_msgs.action  # noqa: F401
+    except ImportError:
+        return 'control_msgs not installed (apt: ros-$ROS_DISTRO-control-msgs)'
+    return None
+
+
+def launched_control(log_path: str, arguments: Sequence[str]) -> Iterator[tuple[Any, Any]]:
+    """
+    Run ``ros2 launch manip_dynamics control.launch.py`` in a session of its own.
+
+    A generator for a pytest fixture: yields ``(process, log file)``; on exit SIGINT to the
+    session, SIGKILL after 30 s.
+
+    :param log_path: File the launch's output goes to.
+    :param arguments: Launch arguments, e.g. ``['rviz:=false']``.
+    """
+    log = open(log_path, 'w+')
+    proc = subprocess.Popen(
+        ['ros2', 'launch', PACKAGE, 'control.launch.py', *arguments], stdout=log,
+        stderr=subprocess.STDOUT, start_new_session=True, env=dict(os.environ))
+    try:
+        yield proc, log
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGINT)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        log.close()
+
+
+def log_text(log: Any) -> str:
+    """Return what a :func:`launched_control` log file holds so far."""
+    log.flush()
+    log.seek(0)
+    return log.read()
+
+
+def wait_for_bringup(node: Any, proc: Any, log: Any, timeout: float) -> dict[str, str]:
+    """
+    Wait until control.launch.py's controllers are up: broadcaster and compensation active,
+    joint_trajectory_controller loaded inactive.
+
+    :param node: The test node (spun by another thread).
+    :param proc: The launch process (its end fails the wait at once).
+    :param log: Its log file (shown when the wait fails).
+    :param timeout: [s].
+    :return: Controller name -> state.
+    :raises AssertionError: The launch ended or the controllers did not come up in time.
+    """
+    from controller_manager_msgs.srv import ListControllers
+    deadline = time.monotonic() + timeout
+    states: dict[str, str] = {}
+    while True:
+        assert proc.poll() is None, 'the launch ended:\n' + log_text(log)[-3000:]
+        client = node.create_client(ListControllers, '/controller_manager/list_controllers')
+        if client.wait_for_service(timeout_sec=1.0):
+            states = {c.name: c.state for c in call_service(
+                node, ListControllers, '/controller_manager/list_controllers',
+                ListControllers.Request()).controller}
+            if (states.get('joint_state_broadcaster') == 'active'
+                    and states.get('effort_controller') == 'active'
+                    and states.get('joint_trajectory_controller') == 'inactive'):
+                node.destroy_client(client)
+                return states
+        node.destroy_client(client)
+        assert time.monotonic() < deadline, 'controllers: %s\n%s' % (
+            states, log_text(log)[-3000:])
+        time.sleep(1.0)
+
+
+def switch_to_jtc(node: Any) -> None:
+    """Deactivate effort_controller and activate joint_trajectory_controller in one call."""
+    from controller_manager_msgs.srv import SwitchController
+    switch = SwitchController.Request(
+        activate_controllers=['joint_trajectory_controller'],
+        deactivate_controllers=['effort_controller'],
+        strictness=SwitchController.Request.STRICT)
+    assert call_service(node, SwitchController, '/controller_manager/switch_controller',
+                        switch).ok, 'the switch to joint_trajectory_controller failed'

@@ -40,14 +40,12 @@ is on PyPI; test/integration/test_feedforward_filter_chain.py covers the chain t
 the controller_manager stand-in).
 """
 
-import os
-import signal
-import subprocess
 import threading
 import time
-import xml.etree.ElementTree as ElementTree
 
-from launch_support import call_service, ros2_control_missing, ros2_launch_missing
+from launch_support import (call_service, feedforward_jtc_missing, launched_control,
+                            ros2_control_missing, ros2_launch_missing, switch_to_jtc,
+                            wait_for_bringup)
 import numpy as np
 import pytest
 from ros_test_support import wait_until
@@ -55,31 +53,7 @@ from ros_test_support import wait_until
 pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.launch_test,
               pytest.mark.realtime]
 
-#: ros2_controllers releases whose JTC adds a point's effort on the effort interface
-#: (PR #1200): 4.22 and newer on the jazzy line, the 5.x (kilted) line.
-FEEDFORWARD_JTC = (4, 22)
-
-
-def _jtc_missing() -> str | None:
-    """Return why JTC with the effort feed-forward is not here, or None."""
-    try:
-        from ament_index_python.packages import get_package_share_directory
-        share = get_package_share_directory('joint_trajectory_controller')
-    except Exception:  # noqa: B902 - not installed at all
-        return 'joint_trajectory_controller not installed (apt: ros-$ROS_DISTRO-ros2-controllers)'
-    version = ElementTree.parse(os.path.join(share, 'package.xml')).findtext('version', '')
-    parts = tuple(int(x) for x in version.split('.')[:2] if x.isdigit())
-    if parts < FEEDFORWARD_JTC:
-        return ('joint_trajectory_controller %s takes no effort feed-forward (4.22 or newer '
-                'needed)' % version)
-    try:
-        import control_msgs.action  # noqa: F401
-    except ImportError:
-        return 'control_msgs not installed (apt: ros-$ROS_DISTRO-control-msgs)'
-    return None
-
-
-REASON = ros2_launch_missing() or ros2_control_missing() or _jtc_missing()
+REASON = ros2_launch_missing() or ros2_control_missing() or feedforward_jtc_missing()
 if REASON:
     pytest.skip(REASON, allow_module_level=True)
 
@@ -88,7 +62,6 @@ from rclpy.action import ActionClient  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 
 from control_msgs.action import FollowJointTrajectory  # noqa: E402, I100
-from controller_manager_msgs.srv import ListControllers, SwitchController  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory  # noqa: E402, I100
 
 from manip_dynamics import RobotModel  # noqa: E402
@@ -153,32 +126,12 @@ def send_goal(executor, client: ActionClient, plan: JointTrajectory, timeout: fl
 @pytest.fixture()
 def launched(tmp_path):
     """``ros2 launch manip_dynamics control.launch.py`` in a session of its own."""
-    log = open(tmp_path / 'launch.log', 'w+')
-    proc = subprocess.Popen(
-        ['ros2', 'launch', 'manip_dynamics', 'control.launch.py', 'rviz:=false',
-         'robot_state_publisher:=false', 'update_rate:=%d' % RATE,
-         # the simulator is the arm's hardware, the loop's nodes beside controller_manager:
-         # real-time priority as controller_manager's own thread (refused without root or
-         # an rtprio limit: one warning each, and the normal scheduler)
-         'thread_priority:=%d' % LOOP_PRIORITY], stdout=log,
-        stderr=subprocess.STDOUT, start_new_session=True, env=dict(os.environ))
-    try:
-        yield proc, log
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGINT)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-        log.close()
-
-
-def _log(log) -> str:
-    log.flush()
-    log.seek(0)
-    return log.read()
+    # the simulator is the arm's hardware, the loop's nodes beside controller_manager:
+    # real-time priority as controller_manager's own thread (refused without root or an
+    # rtprio limit: one warning each, and the normal scheduler)
+    yield from launched_control(str(tmp_path / 'launch.log'), [
+        'rviz:=false', 'robot_state_publisher:=false', 'update_rate:=%d' % RATE,
+        'thread_priority:=%d' % LOOP_PRIORITY])
 
 
 def test_plans_through_filter_and_jtc_hold_move_stop_on_push_and_continue(launched):
@@ -205,23 +158,7 @@ def test_plans_through_filter_and_jtc_hold_move_stop_on_push_and_continue(launch
     out = {}
     try:
         # the bring-up: broadcaster and compensation active, JTC loaded inactive
-        deadline = time.monotonic() + STARTUP
-        states: dict = {}
-        while True:
-            assert proc.poll() is None, 'the launch ended:\n' + _log(log)[-3000:]
-            client = node.create_client(ListControllers, '/controller_manager/list_controllers')
-            if client.wait_for_service(timeout_sec=1.0):
-                states = {c.name: c.state for c in call_service(
-                    node, ListControllers, '/controller_manager/list_controllers',
-                    ListControllers.Request()).controller}
-                if (states.get('joint_state_broadcaster') == 'active'
-                        and states.get('effort_controller') == 'active'
-                        and states.get('joint_trajectory_controller') == 'inactive'):
-                    break
-            node.destroy_client(client)
-            assert time.monotonic() < deadline, 'controllers: %s\n%s' % (
-                states, _log(log)[-3000:])
-            time.sleep(1.0)
+        wait_for_bringup(node, proc, log, STARTUP)
         wait_until(lambda: watch.states, 30.0, 'no /joint_states')
         # as a planner would: the filter's action is there (and its events reach this node)
         assert through_filter.wait_for_server(timeout_sec=STARTUP), 'no filter action'
@@ -230,13 +167,8 @@ def test_plans_through_filter_and_jtc_hold_move_stop_on_push_and_continue(launch
         time.sleep(2.0)   # held by the compensation
         q_idle = watch.last()[1]
         # switch: the compensation's controller off, JTC on, in one call
-        switch = SwitchController.Request(
-            activate_controllers=['joint_trajectory_controller'],
-            deactivate_controllers=['effort_controller'],
-            strictness=SwitchController.Request.STRICT)
         switched = time.time()   # the joint states' stamps: controller_manager's clock
-        assert call_service(node, SwitchController,
-                            '/controller_manager/switch_controller', switch).ok
+        switch_to_jtc(node)
         wait_until(lambda: any(e.startswith('hold: JTC appeared') for e in watch.events),
                    10.0, 'the filter did not hold when JTC became active: %s' % watch.events)
         time.sleep(3.0)
