@@ -27,8 +27,10 @@ ros2_control_demos and the MuJoCo and Gazebo ros2_control packages run their arm
   which controller_manager on Jazzy and newer reads;
 * controller_manager's ros2_control_node loads the hardware named by the description's
   ``<ros2_control>`` block (argument ``hardware``: ``topic_based``, the default:
-  topic_based_ros2_control's TopicBasedSystem, which sends the effort commands to the
-  simulator on /sim/joint_commands and reads its state from /sim/joint_states; ``mock``:
+  joint_state_topic_hardware_interface's JointStateTopicSystem, or where only it is
+  installed its predecessor topic_based_ros2_control's TopicBasedSystem, which sends the
+  effort commands to the simulator on /sim/joint_commands and reads its state from
+  /sim/joint_states; ``mock``:
   mock_components/GenericSystem, a dry run of the controllers without physics and without
   the simulator; ``description``: the block as written, e.g. your arm's driver) with the
   controllers of ``controllers`` (default: written from the description, see
@@ -71,8 +73,8 @@ from manip_dynamics.ros.launch_support.launch_nodes import (
     viewer_node)
 from manip_dynamics.ros.launch_support.ros2_control_setup import (
     check_hardware, command_joint_names, controllers_parameters, EFFORT_CONTROLLER,
-    HARDWARE_PACKAGES, SIM_JOINT_COMMANDS, SIM_JOINT_STATES, TRAJECTORY_CONTROLLER,
-    with_hardware, write_parameters_file)
+    HARDWARE_PACKAGES, SIM_JOINT_COMMANDS, SIM_JOINT_STATES, topic_based_hardware,
+    TRAJECTORY_CONTROLLER, with_hardware, write_parameters_file)
 
 PACKAGE = 'manip_dynamics'
 CONTROLLER_MANAGER = '/controller_manager'
@@ -145,7 +147,12 @@ def _nodes(context: LaunchContext) -> list:
     wanted = [('controller_manager', 'ros2_control_node', ''),
               ('controller_manager', 'spawner', ''),
               ('joint_state_broadcaster', '', ''), ('effort_controllers', '', '')]
-    if hardware in HARDWARE_PACKAGES:
+    plugin = None
+    if simulated:
+        # the successor where installed, else the package rosdistro removed (Humble)
+        package, plugin = topic_based_hardware(lambda name: bool(executable_path(name, '')))
+        wanted.append((package, '', ''))
+    elif hardware in HARDWARE_PACKAGES:
         wanted.append((HARDWARE_PACKAGES[hardware], '', ''))
     if state_publisher:
         wanted.append(('robot_state_publisher', 'robot_state_publisher',
@@ -160,7 +167,7 @@ def _nodes(context: LaunchContext) -> list:
     warnings: list[str] = []
     try:
         description = with_hardware(
-            robot_description(urdf, '' if urdf.strip() else arg('robot')), hardware)
+            robot_description(urdf, '' if urdf.strip() else arg('robot')), hardware, plugin)
         controllers = arg('controllers').strip() or write_parameters_file(
             controllers_parameters(description, update_rate,
                                    _delay_budget(arg('gains_delay_budget')), warnings))
@@ -245,7 +252,8 @@ def generate_launch_description() -> LaunchDescription:
                               description='Bundled arm, used when urdf is not given'),
         DeclareLaunchArgument('hardware', default_value='topic_based',
                               description='topic_based: the simulator behind '
-                                          'TopicBasedSystem; mock: GenericSystem, no '
+                                          'JointStateTopicSystem (or TopicBasedSystem); '
+                                          'mock: GenericSystem, no '
                                           'physics; description: the <ros2_control> block '
                                           'as written (a real driver)'),
         DeclareLaunchArgument('controllers', default_value='',

@@ -15,12 +15,16 @@
 """
 Check both package.xml files with catkin_pkg, the parser colcon and rosdep use.
 
-Also checks that the dependencies issue 3 asks for are declared and that setup.py and
-package.xml agree on the package name and version.
+Also checks that the core dependencies are declared, that every module the package imports
+is declared (a rosdep key in package.xml, or a pip-only setup.py extra), that no key installs
+with pip (rosdep's pip keys fail on Ubuntu 24.04, PEP 668), that the desktop keys are
+optional and that setup.py and package.xml agree on the package name and version.
 """
 
+import ast
 import os
 import re
+import sys
 
 import pytest
 
@@ -33,7 +37,20 @@ REQUIRED_DEPENDS = {
     'python3-numpy', 'python3-scipy', 'python3-numba',
 }
 REQUIRED_EXEC_DEPENDS = {'robot_state_publisher', 'rviz2', 'ros2launch'}
-REQUIRED_TEST_DEPENDS = {'launch_testing', 'launch_testing_ros', 'python3-pytest'}
+REQUIRED_TEST_DEPENDS = {'launch_testing', 'launch_testing_ros', 'python3-pytest', 'pinocchio'}
+#: Top-level modules the package imports -> their rosdep key (a ROS package's own name where
+#: the two are the same: the key is the module then).
+IMPORT_KEYS = {
+    'numpy': 'python3-numpy', 'scipy': 'python3-scipy', 'numba': 'python3-numba',
+    'yaml': 'python3-yaml', 'matplotlib': 'python3-matplotlib', 'sympy': 'python3-sympy',
+    'urdf_parser_py': 'urdfdom_py',
+}
+#: Modules with no rosdep key that installs through apt: setup.py extras, imported only
+#: where their feature is used (identification's bag reader without ROS, the web viewer).
+PIP_EXTRAS = {'rosbags': 'identify', 'viser': 'viewer', 'trimesh': 'viewer'}
+#: What a robot computer without a screen can leave out (MANIP_DYNAMICS_HEADLESS=1);
+#: python3-collada: trimesh's reader of the DAE meshes the viewer shows.
+DESKTOP_KEYS = {'rviz2', 'python3-matplotlib', 'python3-sympy', 'python3-collada'}
 
 
 def _parse(package_dir: str):
@@ -102,3 +119,55 @@ def test_interfaces_package_xml() -> None:
     assert 'rosidl_default_generators' in _names(package.buildtool_depends)
     assert 'rosidl_default_runtime' in _names(package.exec_depends)
     assert {'geometry_msgs', 'trajectory_msgs'} <= _names(package.build_depends)
+
+
+def _imported_modules() -> set[str]:
+    """Return the top-level modules imported anywhere in the package's code and launch files."""
+    modules = set()
+    for folder in ('manip_dynamics', 'launch'):
+        for parent, _, files in os.walk(os.path.join(PACKAGE_ROOT, folder)):
+            for name in files:
+                if not name.endswith('.py'):
+                    continue
+                with open(os.path.join(parent, name), encoding='utf-8') as stream:
+                    tree = ast.parse(stream.read())
+                for node in ast.walk(tree):
+                    if isinstance(node, ast.Import):
+                        modules.update(alias.name.split('.')[0] for alias in node.names)
+                    elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                        modules.add(node.module.split('.')[0])
+    return modules - set(sys.stdlib_module_names) - {'manip_dynamics', '__future__'}
+
+
+@pytest.mark.linter
+def test_every_imported_module_is_declared() -> None:
+    """Each import is a declared key (rosdep) or a pip-only extra of setup.py."""
+    package = _parse(PACKAGE_ROOT)
+    declared = _names(package.exec_depends)
+    with open(os.path.join(PACKAGE_ROOT, 'setup.py'), encoding='utf-8') as stream:
+        setup_py = stream.read()
+    undeclared = []
+    for module in sorted(_imported_modules()):
+        if module in PIP_EXTRAS:
+            extra = re.search(r"'%s': \[([^]]*)\]" % PIP_EXTRAS[module], setup_py)
+            if extra is None or "'%s'" % module not in extra.group(1):
+                undeclared.append('%s (setup.py extra %s)' % (module, PIP_EXTRAS[module]))
+        elif IMPORT_KEYS.get(module, module) not in declared:
+            undeclared.append('%s (key %s)' % (module, IMPORT_KEYS.get(module, module)))
+    assert not undeclared, 'imported but not declared: %s' % undeclared
+
+
+@pytest.mark.linter
+def test_no_key_installs_with_pip_and_the_desktop_is_optional() -> None:
+    """No ``*-pip`` key; RViz and the plotting stack stay out with MANIP_DYNAMICS_HEADLESS=1."""
+    package = _parse(PACKAGE_ROOT)
+    everything = (package.build_depends + package.exec_depends + package.test_depends
+                  + package.buildtool_depends)
+    assert not [d.name for d in everything if d.name.endswith('-pip')]
+    package.evaluate_conditions({})
+    desktop = {d.name for d in package.exec_depends if d.evaluated_condition}
+    assert DESKTOP_KEYS <= desktop
+    package.evaluate_conditions({'MANIP_DYNAMICS_HEADLESS': '1'})
+    headless = {d.name for d in package.exec_depends if d.evaluated_condition}
+    assert not DESKTOP_KEYS & headless, DESKTOP_KEYS & headless
+    assert {'rclpy', 'python3-numba', 'controller_manager', 'control_msgs'} <= headless

@@ -192,12 +192,15 @@ def ros2_control_missing() -> str | None:
     Return why control.launch.py cannot run here, or None.
 
     :return: The missing ros2_control packages and how to install them, or None when
-        controller_manager, the two controllers, topic_based_ros2_control and
+        controller_manager, the two controllers, the topic-based hardware
+        (joint_state_topic_hardware_interface, or topic_based_ros2_control) and
         controller_manager_msgs' Python module are all there.
     """
     from manip_dynamics.ros.launch_support.launch_helpers import executable_path
+    from manip_dynamics.ros.launch_support.ros2_control_setup import topic_based_hardware
+    hardware, _ = topic_based_hardware(lambda name: bool(executable_path(name, '')))
     wanted = [('controller_manager', 'ros2_control_node'), ('joint_state_broadcaster', ''),
-              ('effort_controllers', ''), ('topic_based_ros2_control', '')]
+              ('effort_controllers', ''), (hardware, '')]
     absent = [package for package, executable in wanted
               if executable_path(package, executable) is None]
     try:
@@ -207,7 +210,7 @@ def ros2_control_missing() -> str | None:
     if absent:
         return ('%s not installed (C++ ros2_control packages, not on PyPI: apt install '
                 'ros-$ROS_DISTRO-ros2-control ros-$ROS_DISTRO-ros2-controllers '
-                'ros-$ROS_DISTRO-topic-based-ros2-control)' % ', '.join(absent))
+                'ros-$ROS_DISTRO-joint-state-topic-hardware-interface)' % ', '.join(absent))
     return None
 
 
@@ -316,8 +319,10 @@ def log_text(log: Any) -> str:
 
 def wait_for_bringup(node: Any, proc: Any, log: Any, timeout: float) -> dict[str, str]:
     """
-    Wait until control.launch.py's controllers are up: broadcaster and compensation active,
-    joint_trajectory_controller loaded inactive.
+    Wait until control.launch.py's controllers are up.
+
+    Up: joint_state_broadcaster and effort_controller active, joint_trajectory_controller
+    loaded inactive.
 
     :param node: The test node (spun by another thread).
     :param proc: The launch process (its end fails the wait at once).

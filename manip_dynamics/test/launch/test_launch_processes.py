@@ -36,7 +36,7 @@ import signal
 import subprocess
 import time
 
-from launch_support import ros2_launch_missing
+from launch_support import ros2_control_missing, ros2_launch_missing
 import pytest
 
 pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.launch_test]
@@ -242,19 +242,6 @@ def test_sim_launch_simulates_another_bundled_arm(launch):
 
 
 # ------------------------------------------------------------------ control.launch.py
-def _ros2_control_missing() -> str | None:
-    """Return which ros2_control part is not installed here, or None."""
-    from manip_dynamics.ros.launch_support.launch_helpers import executable_path
-    for package, executable in [('controller_manager', 'ros2_control_node'),
-                                ('joint_state_broadcaster', ''), ('effort_controllers', ''),
-                                ('topic_based_ros2_control', '')]:
-        if executable_path(package, executable) is None:
-            return ('%s not installed (C++, not on PyPI: apt install '
-                    'ros-$ROS_DISTRO-ros2-control ros-$ROS_DISTRO-ros2-controllers '
-                    'ros-$ROS_DISTRO-topic-based-ros2-control)' % package)
-    return None
-
-
 def test_control_launch_refuses_an_unknown_hardware(launch):
     run = launch('control.launch.py', 'hardware:=gazebo', 'rviz:=false')
     code = run.wait(STARTUP_TIMEOUT)
@@ -288,7 +275,7 @@ def test_control_launch_names_a_missing_controller_manager(launch):
 @pytest.mark.parametrize('robot', ['cobot7', 'gripper_arm', 'planar_2r', 'puma560'])
 def test_control_launch_runs_every_bundled_arm_then_ctrl_c(launch, robot):
     """The real controller_manager accepts the arm's block; the chain releases the brakes."""
-    missing = _ros2_control_missing()
+    missing = ros2_control_missing()
     if missing:
         pytest.skip(missing)
     run = launch('control.launch.py', 'robot:=%s' % robot, 'rviz:=false')

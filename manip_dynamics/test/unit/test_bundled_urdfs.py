@@ -377,7 +377,8 @@ def test_cobot7_ros2_control_block():
     assert block.get('name') == 'cobot7'
     assert block.get('type') == 'system'
     hardware = block.find('hardware')
-    assert hardware.find('plugin').text == 'topic_based_ros2_control/TopicBasedSystem'
+    assert hardware.find('plugin').text == \
+        'joint_state_topic_hardware_interface/JointStateTopicSystem'
     params = {p.get('name'): p.text for p in hardware.findall('param')}
     # the simulator's topics as control.launch.py runs it; commands sent every cycle
     assert params == {'joint_commands_topic': '/sim/joint_commands',

@@ -85,12 +85,29 @@ def test_the_block_lists_every_actuated_joint_with_its_effort_limit(arm):
 
 
 @pytest.mark.parametrize('arm', ARMS)
-def test_the_hardware_is_the_simulator_behind_topic_based_ros2_control(arm):
+def test_the_hardware_is_the_simulator_behind_the_topic_based_interface(arm):
     hardware = _hardware(_text(arm))
-    assert hardware.findtext('plugin').strip() == 'topic_based_ros2_control/TopicBasedSystem'
+    # rosdistro's package for Jazzy and newer (topic_based_ros2_control was removed there)
+    assert hardware.findtext('plugin').strip() == \
+        'joint_state_topic_hardware_interface/JointStateTopicSystem'
     assert _params(hardware) == {'joint_commands_topic': rc.SIM_JOINT_COMMANDS,
                                  'joint_states_topic': rc.SIM_JOINT_STATES,
                                  'trigger_joint_command_threshold': '-1'}
+
+
+@pytest.mark.parametrize('installed, expected', [
+    ({'joint_state_topic_hardware_interface', 'topic_based_ros2_control'},
+     'joint_state_topic_hardware_interface/JointStateTopicSystem'),
+    ({'topic_based_ros2_control'}, 'topic_based_ros2_control/TopicBasedSystem'),
+    (set(), 'joint_state_topic_hardware_interface/JointStateTopicSystem'),
+])
+def test_the_successor_is_preferred_and_the_old_package_still_used_alone(installed, expected):
+    package, plugin = rc.topic_based_hardware(installed.__contains__)
+    assert plugin == expected and plugin.startswith(package + '/')
+    hardware = _hardware(rc.with_hardware(_text('cobot7'), 'topic_based', plugin))
+    assert hardware.findtext('plugin').strip() == expected
+    # the same topics and threshold whichever plugin
+    assert _params(hardware)['trigger_joint_command_threshold'] == '-1'
 
 
 def test_mock_hardware_replaces_only_the_hardware_element():
@@ -104,7 +121,7 @@ def test_mock_hardware_replaces_only_the_hardware_element():
     assert rc.ros2_control_joints(mock) == rc.ros2_control_joints(xml)
     assert rc.with_hardware(xml, 'description') == xml
     assert rc.with_hardware(mock, 'topic_based').count(
-        '<plugin>topic_based_ros2_control/TopicBasedSystem</plugin>') == 1
+        '<plugin>joint_state_topic_hardware_interface/JointStateTopicSystem</plugin>') == 1
 
 
 def test_a_description_without_a_block_gets_one_for_its_actuated_joints():

@@ -23,7 +23,6 @@ The sharp edges a new user found (issue 19): each test failed before its fix.
 """
 
 import pathlib
-import re
 
 import numpy as np
 import pytest
@@ -142,16 +141,6 @@ def test_malformed_xml_and_no_actuated_joint_stay_clear_errors():
 
 
 # ---------------------------------------------------------------- 5: declared dependencies
-def test_bag_and_viewer_dependencies_are_declared():
-    package_xml = (ROOT / 'manip_dynamics' / 'package.xml').read_text(encoding='utf-8')
-    setup_py = (ROOT / 'manip_dynamics' / 'setup.py').read_text(encoding='utf-8')
-    for key in ('rosbag2_py', 'python3-rosbags-pip', 'python3-trimesh-pip'):
-        assert re.search(r'<exec_depend>%s</exec_depend>' % re.escape(key), package_xml), key
-    assert 'python3-pytest-timeout' in package_xml
-    for extra in ("'rosbags", "'viser", "'trimesh"):
-        assert extra in setup_py, extra
-
-
 class _FakeRosbag2Py:
     """
     The part of rosbag2_py's reader API that read_rosbag uses, over rosbags' reader.

@@ -24,8 +24,10 @@ install), used by ``launch/control.launch.py`` and simulator_node:
   actuated joint with an effort command interface limited to the URDF effort limit and
   position, velocity and effort state interfaces;
 * :func:`with_hardware` sets the hardware plugin of the description: ``topic_based``
-  (topic_based_ros2_control's TopicBasedSystem on :data:`SIM_JOINT_STATES` and
-  :data:`SIM_JOINT_COMMANDS`, where simulator_node is the arm), ``mock``
+  (joint_state_topic_hardware_interface's JointStateTopicSystem, or where only that is
+  installed its predecessor topic_based_ros2_control's TopicBasedSystem, on
+  :data:`SIM_JOINT_STATES` and :data:`SIM_JOINT_COMMANDS`, where simulator_node is the arm;
+  :func:`topic_based_hardware` chooses), ``mock``
   (mock_components/GenericSystem, no physics) or ``description`` (as written: a real driver);
 * :func:`controllers_parameters` gives the controller_manager parameter file for it
   (joint_state_broadcaster, ``effort_controller`` = JointGroupEffortController, and
@@ -38,7 +40,7 @@ import math
 import os
 import re
 import tempfile
-from typing import Any
+from typing import Any, Callable
 import xml.etree.ElementTree as ElementTree
 
 import numpy as np
@@ -56,14 +58,25 @@ SIM_JOINT_STATES = '/sim/joint_states'
 #: Where TopicBasedSystem publishes the effort commands for simulator_node
 #: (sensor_msgs/JointState, effort field, keyed by name).
 SIM_JOINT_COMMANDS = '/sim/joint_commands'
-#: The ``hardware`` launch argument's values -> the plugin (None: the description's own).
+#: The topic-based hardware, (package, plugin), in order of preference. rosdistro removed
+#: topic_based_ros2_control from Jazzy, Kilted and Rolling on 2025-10-09 (its successor,
+#: joint_state_topic_hardware_interface, still loads the old plugin name as a deprecated
+#: alias); Humble and hand-built workspaces may still have only the old package.
+TOPIC_BASED_HARDWARE = (
+    ('joint_state_topic_hardware_interface',
+     'joint_state_topic_hardware_interface/JointStateTopicSystem'),
+    ('topic_based_ros2_control', 'topic_based_ros2_control/TopicBasedSystem'),
+)
+#: The ``hardware`` launch argument's values -> the default plugin (None: the description's
+#: own; ``topic_based``: see :func:`topic_based_hardware`).
 HARDWARE_PLUGINS = {
-    'topic_based': 'topic_based_ros2_control/TopicBasedSystem',
+    'topic_based': TOPIC_BASED_HARDWARE[0][1],
     'mock': 'mock_components/GenericSystem',
     'description': None,
 }
-#: The ros2_control packages that provide each hardware plugin (checked before a launch).
-HARDWARE_PACKAGES = {'topic_based': 'topic_based_ros2_control', 'mock': 'hardware_interface'}
+#: The ros2_control packages that provide each hardware plugin (checked before a launch;
+#: ``topic_based``: the preferred one, see :func:`topic_based_hardware`).
+HARDWARE_PACKAGES = {'topic_based': TOPIC_BASED_HARDWARE[0][0], 'mock': 'hardware_interface'}
 #: Name of the effort controller gravity_compensation_node commands.
 EFFORT_CONTROLLER = 'effort_controller'
 #: Name of the inactive alternative: joint_trajectory_controller on the effort interface.
@@ -200,7 +213,7 @@ def ros2_control_block(urdf_xml: str, name: str = '') -> str:
     effort limit (when it has one) and ``position`` (``initial_value``: 0 clamped into the
     position limits), ``velocity`` and ``effort`` state interfaces. A ``<mimic>`` joint is
     listed with ``mimic="false"``: the suite's model and simulator treat it as a joint of
-    its own. The hardware is topic_based_ros2_control's TopicBasedSystem on
+    its own. The hardware is the topic-based one (:data:`TOPIC_BASED_HARDWARE`) on
     :data:`SIM_JOINT_STATES` / :data:`SIM_JOINT_COMMANDS` (see :func:`with_hardware`).
 
     :param urdf_xml: The URDF text.
@@ -245,9 +258,27 @@ def ros2_control_block(urdf_xml: str, name: str = '') -> str:
     return '\n'.join(lines) + '\n'
 
 
-def _hardware_xml(hardware: str, indent: str) -> str:
-    """Return the ``<hardware>`` element for a ``hardware`` choice other than description."""
-    plugin = HARDWARE_PLUGINS[hardware]
+def topic_based_hardware(installed: Callable[[str], bool]) -> tuple[str, str]:
+    """
+    Return the topic-based hardware to use: the first of :data:`TOPIC_BASED_HARDWARE` installed.
+
+    :param installed: Package name -> whether it is installed (e.g. ament's index).
+    :return: ``(package, plugin)``; none installed: the preferred one (the launch then names
+        its apt package).
+    """
+    for package, plugin in TOPIC_BASED_HARDWARE:
+        if installed(package):
+            return package, plugin
+    return TOPIC_BASED_HARDWARE[0]
+
+
+def _hardware_xml(hardware: str, indent: str, plugin: str | None = None) -> str:
+    """
+    Return the ``<hardware>`` element for a ``hardware`` choice other than description.
+
+    ``plugin``: the plugin to name; None = the choice's default (:data:`HARDWARE_PLUGINS`).
+    """
+    plugin = plugin or HARDWARE_PLUGINS[hardware]
     lines = ['%s<hardware>' % indent, '%s  <plugin>%s</plugin>' % (indent, plugin)]
     if hardware == 'topic_based':
         lines += ['%s  <param name="joint_commands_topic">%s</param>'
@@ -256,7 +287,8 @@ def _hardware_xml(hardware: str, indent: str) -> str:
                   # publish every cycle: TopicBasedSystem compares position commands with
                   # position states to skip "unchanged" commands, which with effort commands
                   # at a still pose would never publish (and the simulator's brakes never
-                  # release)
+                  # release); its successor compares every command with its state, which
+                  # skips a hold whose effort matches the measured one
                   '%s  <param name="trigger_joint_command_threshold">-1</param>' % indent]
     lines.append('%s</hardware>' % indent)
     return '\n'.join(lines)
@@ -277,7 +309,7 @@ def check_hardware(hardware: str) -> None:
                                                                ', '.join(HARDWARE_PLUGINS)))
 
 
-def with_hardware(urdf_xml: str, hardware: str) -> str:
+def with_hardware(urdf_xml: str, hardware: str, plugin: str | None = None) -> str:
     """
     Return the description with the hardware plugin the ``hardware`` launch argument asks for.
 
@@ -288,6 +320,8 @@ def with_hardware(urdf_xml: str, hardware: str) -> str:
     :param urdf_xml: The URDF text (a xacro already expanded).
     :param hardware: ``topic_based``, ``mock`` or ``description`` (see
         :data:`HARDWARE_PLUGINS`).
+    :param plugin: The plugin to name instead of the choice's default (``topic_based``: the
+        one :func:`topic_based_hardware` found installed).
     :return: The URDF text for robot_state_publisher and the controller_manager.
     :raises ValueError: An unknown ``hardware``, not a URDF, a block without ``<hardware>``,
         no actuated joint, or ``description`` for a description without a block.
@@ -301,7 +335,7 @@ def with_hardware(urdf_xml: str, hardware: str) -> str:
                              'description naming the hardware plugin; this one has none')
         block = ros2_control_block(urdf_xml)
         end = urdf_xml.rfind('</robot')
-        return with_hardware(urdf_xml[:end] + block + urdf_xml[end:], hardware)
+        return with_hardware(urdf_xml[:end] + block + urdf_xml[end:], hardware, plugin)
     for block in systems:
         if block.find('hardware') is None:
             raise ValueError('the <ros2_control name="%s"> block has no <hardware> element'
@@ -314,7 +348,8 @@ def with_hardware(urdf_xml: str, hardware: str) -> str:
         kind = re.search(r'\stype\s*=\s*["\']([^"\']*)', text[:text.index('>') + 1])
         if kind and kind.group(1).strip().lower() != 'system':
             return text
-        return _HARDWARE.sub(lambda m: _hardware_xml(hardware, m.group(1)), text, count=1)
+        return _HARDWARE.sub(
+            lambda m: _hardware_xml(hardware, m.group(1), plugin), text, count=1)
     return _BLOCK.sub(replace_hardware, urdf_xml)
 
 
