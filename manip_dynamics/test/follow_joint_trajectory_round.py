@@ -20,10 +20,10 @@ Shared by the round behind the controller_manager stand-in
 ``ros2 launch manip_dynamics control.launch.py`` behind the real controller_manager and
 joint_trajectory_controller (test/launch/test_follow_joint_trajectory_launch.py, by hand).
 
-One round: a goal while JTC is inactive (first round only), a plan with a continuation goal
-mid-move and a push on the second goal, a plan canceled mid-move, a goal that ends off
-target, a plan on a joint subset. :func:`check_rounds` asserts what JTC and MoveIt define
-for each ending and that every ending leaves the arm held where it stopped.
+One round: a goal while JTC is inactive (where the round switches JTC), a plan with a
+continuation goal mid-move and a push on the second goal, a plan canceled mid-move, a goal
+that ends off target, a plan on a joint subset. :func:`check_rounds` asserts what JTC and
+MoveIt define for each ending and that every ending leaves the arm held where it stopped.
 
 Times are on the arm's clock: the joint states' stamps (simulated time behind the stand-in
 in lockstep; controller_manager's system clock behind the real one).
@@ -113,8 +113,8 @@ def ended_at(watch: ChainWatch, execution, timeout: float = 30.0) -> float:
 
 
 def run_round(probe: Any, watch: ChainWatch, moveit: Any, model: Any, q0: np.ndarray,
-              activate: Callable[[], None] | None,
-              push_start: Callable[[Any, float], float]) -> dict:
+              switch_jtc: Callable[[bool], None] | None,
+              push_start: Callable[[Any, float], float], jtc_active: bool = True) -> dict:
     """
     Run one round of endings (module docstring); return what each ending measured.
 
@@ -123,50 +123,67 @@ def run_round(probe: Any, watch: ChainWatch, moveit: Any, model: Any, q0: np.nda
     :param moveit: A MoveItLikeClient on the filter's action.
     :param model: The arm's RobotModel (cobot7: the push acts on ``cobot7_link7``).
     :param q0: The start pose [rad], shape (n,).
-    :param activate: For the first round: makes JTC active and returns once the arm is
-        held; a goal is sent before it, while JTC is inactive. None: JTC is active.
+    :param switch_jtc: ``switch_jtc(False)`` makes JTC inactive with the arm held otherwise,
+        ``switch_jtc(True)`` active again, returning once the filter holds the arm. The
+        round starts with a goal while JTC is inactive (``switch_jtc(False)`` first when
+        ``jtc_active``). None: JTC stays active, no such goal.
     :param push_start: ``(ApplyWrench answer, newest stamp when it was requested)`` -> the
         push's start on the joint states' clock [s].
+    :param jtc_active: Whether JTC is active when the round starts.
     """
     names = list(model.joint_names)
     out = {}
     here = watch.last()[1]
-    if activate is not None:
+    if switch_jtc is not None:
+        if jtc_active:
+            switch_jtc(False)
+            here = watch.last()[1]
         # JTC inactive (control.launch.py loads it so): refused at goal time, not accepted
         plan, _ = quintic_plan(names, here, here + 0.1 * MOVE, PLAN_TIME)
         execution = moveit.execute(plan)
         out['inactive'] = moveit.wait(execution, 30.0)
-        activate()
-    # a plan, and a continuation goal mid-move that a push then stops
-    here = watch.last()[1]
-    plan, _ = quintic_plan(names, here, q0 + MOVE, PLAN_TIME)
-    first_goal = moveit.execute(plan)
-    wait_simulated(watch, 0.7)
-    # a continuation from where the running plan will be (MoveIt plans from the reference)
-    q, v = quintic_state(here, q0 + MOVE, PLAN_TIME,
-                         watch.last()[0] - first_goal.sent + LEAD)
-    second_goal = moveit.execute(continuation_plan(names, q, v, q0 + 0.5 * MOVE, PLAN_TIME,
-                                                   lead=LEAD))
-    out['preempted'] = (moveit.wait(first_goal, 30.0), first_goal.error_code,
-                        first_goal.error_string)
-    wait_simulated(watch, 0.5)
-    push = ApplyWrench.Request(link='cobot7_link7', frame='world', duration=0.3)
-    push.wrench.force.x = 15.0
-    requested = watch.last()[0]
-    answer = call_service(probe, ApplyWrench, '/simulator/apply_wrench', push, 10.0)
-    assert answer.success, answer.message
-    ended = ended_at(watch, second_goal)
-    out['contact'] = (second_goal.outcome(), second_goal.error_code,
-                      second_goal.error_string)
-    # the flag's stamp (the joint state it was computed from) as the filter acted on it: the
-    # probe misses samples of the 500 Hz stream on a loaded machine, the filter does not
-    match = re.search(r'\(stamp ([0-9.]+) s\)', second_goal.error_string)
-    out['flag_latency'] = (
-        float(match.group(1)) - push_start(answer, requested) if match else None)
-    # the push ends later than the goal: the re-hold where it left the arm counts
-    wait_until(lambda: any('contact has ended' in e for e in watch.events[-6:]), 20.0,
-               'no hold after the contact ended: %s' % watch.events[-6:])
-    out['contact_drift'], out['contact_rest'] = hold_drift(watch, watch.last()[0])
+        switch_jtc(True)
+    # a plan, and a continuation goal mid-move that a push then stops (a false contact flag
+    # that ends the second goal before the push is counted, and the step tried once more)
+    out['contact_retries'] = 0
+    for attempt in range(2):
+        here = watch.last()[1]
+        plan, _ = quintic_plan(names, here, q0 + MOVE, PLAN_TIME)
+        first_goal = moveit.execute(plan)
+        wait_simulated(watch, 0.7)
+        # a continuation from where the running plan will be (MoveIt plans from the
+        # reference)
+        q, v = quintic_state(here, q0 + MOVE, PLAN_TIME,
+                             watch.last()[0] - first_goal.sent + LEAD)
+        second_goal = moveit.execute(continuation_plan(names, q, v, q0 + 0.5 * MOVE,
+                                                       PLAN_TIME, lead=LEAD))
+        out['preempted'] = (moveit.wait(first_goal, 30.0), first_goal.error_code,
+                            first_goal.error_string)
+        wait_simulated(watch, 0.5)
+        push = ApplyWrench.Request(link='cobot7_link7', frame='world', duration=0.3)
+        push.wrench.force.x = 15.0
+        with watch.lock:
+            contacts_ended = sum('contact has ended' in e for e in watch.events)
+        requested = watch.last()[0]
+        answer = call_service(probe, ApplyWrench, '/simulator/apply_wrench', push, 10.0)
+        assert answer.success, answer.message
+        ended_at(watch, second_goal)
+        out['contact'] = (second_goal.outcome(), second_goal.error_code,
+                          second_goal.error_string)
+        # the flag's stamp (the joint state it was computed from) as the filter acted on it:
+        # the probe misses samples of the 500 Hz stream on a loaded machine, the filter not
+        match = re.search(r'\(stamp ([0-9.]+) s\)', second_goal.error_string)
+        out['flag_latency'] = (
+            float(match.group(1)) - push_start(answer, requested) if match else None)
+        # the push ends later than the goal: the re-hold where it left the arm counts
+        wait_simulated(watch, push.duration)
+        wait_until(lambda: sum('contact has ended' in e for e in watch.events)
+                   > contacts_ended, 20.0,
+                   'no hold after the contact ended: %s' % watch.events[-6:])
+        out['contact_drift'], out['contact_rest'] = hold_drift(watch, watch.last()[0])
+        if attempt or out['flag_latency'] is None or out['flag_latency'] >= 0.0:
+            break
+        out['contact_retries'] += 1
     # a plan canceled mid-move
     plan, _ = quintic_plan(names, watch.last()[1], q0 + MOVE, PLAN_TIME)
     execution = moveit.execute(plan)
@@ -213,10 +230,11 @@ def check_rounds(rounds: list[dict], filter_log: str = '', latency: float = 0.1)
     :param filter_log: feedforward_filter's log, shown when the first goal was not refused.
     :param latency: Bound on the contact flag's stamp after the push's start [s].
     """
-    first = rounds[0]
-    # refused when it arrived (MoveIt: "Goal was rejected by server"), never accepted
-    assert first['inactive'] == 'REJECTED', (first['inactive'], filter_log[-3000:])
+    assert 'inactive' in rounds[0], 'the first round sent no goal while JTC was inactive'
     for out in rounds:
+        # refused when it arrived (MoveIt: "Goal was rejected by server"), never accepted
+        if 'inactive' in out:
+            assert out['inactive'] == 'REJECTED', (out['inactive'], filter_log[-3000:])
         events = out['events']
         # the continuation preempted the first goal: ABORTED with JTC's code
         assert out['preempted'][:2] == ('ABORTED', INVALID_GOAL), out['preempted']
@@ -224,7 +242,9 @@ def check_rounds(rounds: list[dict], filter_log: str = '', latency: float = 0.1)
         # the contact stop works on the second of two overlapping goals
         assert out['contact'][:2] == ('ABORTED', PATH_TOLERANCE_VIOLATED), out['contact']
         assert out['contact'][2].startswith('contact'), out['contact']
-        assert out['flag_latency'] is not None and out['flag_latency'] <= latency
+        # flagged by the push (not before it), within the bound
+        assert out['flag_latency'] is not None and 0.0 <= out['flag_latency'] <= latency, \
+            out['flag_latency']
         # canceled: CANCELED, as JTC answers
         assert out['canceled'][0] == 'CANCELED', out['canceled']
         # off target: JTC's GOAL_TOLERANCE_VIOLATED passed up as ABORTED

@@ -106,7 +106,10 @@ def test_every_ending_is_jtcs_and_leaves_the_arm_held():
             assert moveit.wait_for_server(STARTUP_TIMEOUT), 'no filter action'
             wait_until(lambda: watch.states, STARTUP_TIMEOUT, 'no joint states')
 
-            def activate() -> None:
+            def activate(active: bool) -> None:
+                # the stand-in has no compensation to hold the arm while JTC is inactive:
+                # JTC starts inactive and is activated once
+                assert active
                 answer = call_service(probe, SetBool, '/controller_manager/activate_jtc',
                                       SetBool.Request(data=True), 10.0)
                 assert answer.success, answer.message
@@ -119,7 +122,8 @@ def test_every_ending_is_jtcs_and_leaves_the_arm_held():
                 # in lockstep the simulator's clock is the joint states' clock
                 rounds.append(run_round(probe, watch, moveit, model, q0,
                                         activate if k == 0 else None,
-                                        lambda answer, _requested: answer.start_time))
+                                        lambda answer, _requested: answer.start_time,
+                                        jtc_active=k > 0))
         finally:
             logs = {name: read_log(proc) for name, proc in procs.items()}
             for proc in procs.values():

@@ -352,12 +352,19 @@ def wait_for_bringup(node: Any, proc: Any, log: Any, timeout: float) -> dict[str
         time.sleep(1.0)
 
 
-def switch_to_jtc(node: Any) -> None:
-    """Deactivate effort_controller and activate joint_trajectory_controller in one call."""
+def switch_to_jtc(node: Any, to_jtc: bool = True) -> None:
+    """
+    Switch from effort_controller to joint_trajectory_controller in one call, or back.
+
+    :param node: The test node (spun by another thread).
+    :param to_jtc: True: JTC active, effort_controller inactive; False: the other way.
+    """
     from controller_manager_msgs.srv import SwitchController
+    controllers = ['joint_trajectory_controller', 'effort_controller']
+    if not to_jtc:
+        controllers.reverse()
     switch = SwitchController.Request(
-        activate_controllers=['joint_trajectory_controller'],
-        deactivate_controllers=['effort_controller'],
+        activate_controllers=controllers[:1], deactivate_controllers=controllers[1:],
         strictness=SwitchController.Request.STRICT)
     assert call_service(node, SwitchController, '/controller_manager/switch_controller',
                         switch).ok, 'the switch to joint_trajectory_controller failed'

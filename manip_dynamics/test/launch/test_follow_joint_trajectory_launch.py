@@ -20,8 +20,8 @@ real controller_manager with the topic-based hardware and the simulator, the arm
 gravity compensation, joint_trajectory_controller (JTC) loaded inactive, feedforward_filter
 and the external-torque observer. A client that behaves as MoveIt's execution does
 (:mod:`manip_dynamics.ros.testing.moveit_like_client`) runs the rounds of
-test/follow_joint_trajectory_round.py: a goal while JTC is inactive (refused at goal time),
-then the switch from the compensation to JTC, and per round a plan with a continuation goal
+test/follow_joint_trajectory_round.py: per round a goal while JTC is inactive (refused at goal
+time), the switch from the compensation to JTC, a plan with a continuation goal
 mid-move and a push on the second goal, a plan canceled mid-move, a goal that ends off
 target (JTC's own goal tolerance check, from the ``constraints`` the launch writes), a plan
 on a joint subset. The same round runs in CI behind the controller_manager stand-in
@@ -104,11 +104,16 @@ def test_every_ending_through_the_real_jtc_leaves_the_arm_held(launched):
                    'no /feedforward_filter/events')
         time.sleep(2.0)   # held by the compensation
 
-        def activate() -> None:
-            switch_to_jtc(node)
-            wait_until(lambda: any(e.startswith('hold: JTC appeared') for e in watch.events),
-                       10.0, 'the filter did not hold when JTC became active: %s'
-                       % watch.events)
+        def switch(active: bool) -> None:
+            # to JTC: the filter holds the arm when JTC appears; back: the compensation
+            with watch.lock:
+                before = sum(e.startswith('hold: JTC appeared') for e in watch.events)
+            switch_to_jtc(node, active)
+            if active:
+                wait_until(lambda: sum(e.startswith('hold: JTC appeared')
+                                       for e in watch.events) > before,
+                           10.0, 'the filter did not hold when JTC became active: %s'
+                           % watch.events[-6:])
             time.sleep(3.0)   # the switch's dip (docs/ROS2_CONTROL.md) and back
 
         for k in range(ROUNDS):
@@ -116,9 +121,10 @@ def test_every_ending_through_the_real_jtc_leaves_the_arm_held(launched):
             # the push's start on the joint states' clock (controller_manager's system
             # time): not known here, so the newest stamp when it was requested (the flag's
             # latency then includes the service call)
-            rounds.append(run_round(node, watch, moveit, model, q0,
-                                    activate if k == 0 else None,
-                                    lambda _answer, requested: requested))
+            # every round: a goal while JTC is inactive (the compensation holds the arm),
+            # then the switch to JTC
+            rounds.append(run_round(node, watch, moveit, model, q0, switch,
+                                    lambda _answer, requested: requested, jtc_active=k > 0))
             shown = {key: value for key, value in rounds[-1].items() if key != 'events'}
             print('endings round %d (real JTC): %s' % (k, shown), flush=True)
         text = log_text(log)
