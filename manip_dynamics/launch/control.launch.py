@@ -69,8 +69,8 @@ from manip_dynamics.ros.launch_support.launch_helpers import (
     executable_path, is_true, LaunchArgumentError, loop_priority, missing_executables,
     missing_message, robot_description, state_publisher_wanted)
 from manip_dynamics.ros.launch_support.launch_nodes import (
-    description_node, observer_node, rviz_node, share, stop_launch, trajectory_nodes,
-    viewer_node)
+    description_node, observer_node, remove_on_shutdown, rviz_node, share, stop_launch,
+    trajectory_nodes, viewer_node)
 from manip_dynamics.ros.launch_support.ros2_control_setup import (
     check_hardware, command_joint_names, controllers_parameters, EFFORT_CONTROLLER,
     HARDWARE_PACKAGES, SIM_JOINT_COMMANDS, SIM_JOINT_STATES, topic_based_hardware,
@@ -185,7 +185,11 @@ def _nodes(context: LaunchContext) -> list:
               'command_joints': joints}
     priority = loop_priority(arg('thread_priority'))
     loop = {**follow, **priority}
-    nodes = [LogInfo(msg='control.launch.py: warning: ' + text) for text in warnings] + [
+    nodes = [LogInfo(msg='control.launch.py: warning: ' + text) for text in warnings]
+    if not arg('controllers').strip():
+        # the file written from the description goes with the launch (nothing left in /tmp)
+        nodes.append(remove_on_shutdown(controllers))
+    nodes += [
         description_node(state_publisher, description, False),
         Node(package='controller_manager', executable='ros2_control_node', output='screen',
              # it reads /robot_description (Jazzy's ros2_control >= 4.8; 4.0 to 4.7 read
@@ -236,7 +240,7 @@ def _nodes(context: LaunchContext) -> list:
     elif gravity_compensation and flag('observer'):
         nodes.append(observer_node(loop, observer))
     if rviz:
-        nodes.append(rviz_node(False, _stop('rviz2')))
+        nodes += rviz_node(False, _stop('rviz2'), description)
     if flag('viewer'):
         nodes.append(viewer_node(int(arg('viewer_port')), follow))
     return nodes

@@ -130,7 +130,7 @@ def _nodes(context: LaunchContext) -> list:
         # observer's contact flag (issue 21); it holds the arm between trajectories
         nodes += trajectory_nodes(timeout, commanding, _stop('trajectory_controller'), {})
     if rviz:
-        nodes.append(rviz_node(sim_time, _stop('rviz2')))
+        nodes += rviz_node(sim_time, _stop('rviz2'), description)
     if flag('viewer'):
         # The arm in a web browser (no RViz needed): http://127.0.0.1:<viewer_port>
         nodes.append(viewer_node(int(arg('viewer_port')), follow))

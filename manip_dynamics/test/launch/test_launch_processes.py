@@ -30,10 +30,12 @@ This is a plain pytest module (no launch_testing plugin): it runs wherever the `
 command with launch_ros and this package's install are available, and is skipped otherwise.
 """
 
+import glob
 import os
 import re
 import signal
 import subprocess
+import tempfile
 import time
 
 from launch_support import ros2_control_missing, ros2_launch_missing
@@ -278,6 +280,8 @@ def test_control_launch_runs_every_bundled_arm_then_ctrl_c(launch, robot):
     missing = ros2_control_missing()
     if missing:
         pytest.skip(missing)
+    pattern = os.path.join(tempfile.gettempdir(), 'manip_dynamics_controllers_*.yaml')
+    before = set(glob.glob(pattern))
     run = launch('control.launch.py', 'robot:=%s' % robot, 'rviz:=false')
     run.wait_for('Configured and activated', STARTUP_TIMEOUT)
     run.wait_for('command on /sim/joint_commands holds the held pose', 60.0)
@@ -293,3 +297,5 @@ def test_control_launch_runs_every_bundled_arm_then_ctrl_c(launch, robot):
     # controllers and hardware down, then ends by the second signal (exit code -2)
     assert 'Shutting down the controller manager' in out, out
     assert run.survivors() == []
+    # the controllers file written from the description went with the launch
+    assert set(glob.glob(pattern)) <= before, set(glob.glob(pattern)) - before

@@ -21,11 +21,14 @@ that no ROS prefix on this machine has.
 """
 
 import os
+import xml.etree.ElementTree as ElementTree
 
 import pytest
+import yaml
 
-from manip_dynamics.bundled import urdf_path
+from manip_dynamics.bundled import bundled_robots, urdf_path
 from manip_dynamics.ros.launch_support import launch_helpers as lh
+from manip_dynamics.ros.launch_support.launch_nodes import RVIZ_CONFIG, rviz_config
 
 
 def _text(name: str) -> str:
@@ -99,3 +102,27 @@ def test_loop_priority_reads_0_to_99_and_names_the_argument() -> None:
     for bad in ('-1', '100', '2.5', 'high', ''):
         with pytest.raises(lh.LaunchArgumentError, match='thread_priority:='):
             lh.loop_priority(bad)
+
+
+@pytest.mark.parametrize('arm', bundled_robots())
+def test_rviz_is_fixed_on_each_arms_root_link(arm) -> None:
+    """The RViz configuration names a frame robot_state_publisher publishes for this arm."""
+    config = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), *RVIZ_CONFIG)
+    with open(config, encoding='utf-8') as stream:
+        text = rviz_config(stream.read(), _text(arm))
+    frames = [line.split(':', 1)[1].strip() for line in text.splitlines()
+              if line.strip().startswith('Fixed Frame:')]
+    # the URDF's root: a link that is no joint's child (TF's root from robot_state_publisher)
+    root = ElementTree.fromstring(_text(arm))
+    children = {joint.find('child').get('link') for joint in root.findall('joint')}
+    roots = [link.get('name') for link in root.findall('link')
+             if link.get('name') not in children]
+    assert frames == roots, (frames, roots)
+    assert yaml.safe_load(text)['Visualization Manager']['Global Options']['Fixed Frame'] \
+        == roots[0]
+
+
+def test_rviz_config_without_a_fixed_frame_is_refused() -> None:
+    with pytest.raises(ValueError, match='0 Fixed Frame lines'):
+        rviz_config('Visualization Manager:\n  Class: ""\n', _text('cobot7'))

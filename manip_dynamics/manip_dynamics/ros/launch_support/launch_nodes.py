@@ -20,9 +20,14 @@ module is imported by the launch files only, where they exist.
 """
 
 import os
+import re
+import tempfile
 from typing import Any
 
 PACKAGE = 'manip_dynamics'
+#: The RViz display configuration the launch files start rviz2 with (its fixed frame is
+#: replaced by the launched arm's root link, see :func:`rviz_config`).
+RVIZ_CONFIG = ('config', 'sim.rviz')
 
 
 #: The story's controller and observer parameters (config/story.yaml), the demo's too.
@@ -74,18 +79,68 @@ def description_node(state_publisher: bool, description: str, sim_time: bool) ->
                 parameters=[{'robot_description': description}])
 
 
-def rviz_node(sim_time: bool, on_exit: Any) -> Any:
+def remove_on_shutdown(path: str) -> Any:
     """
-    Return rviz2 with the package's display configuration.
+    Return the action that deletes a file the launch wrote when the launch ends.
+
+    :param path: The file (a missing one is fine).
+    :return: A ``launch.actions.RegisterEventHandler`` on ``OnShutdown``.
+    """
+    from launch.actions import RegisterEventHandler
+    from launch.event_handlers import OnShutdown
+
+    def remove(_event: Any, _context: Any) -> None:
+        try:
+            os.remove(path)
+        except FileNotFoundError:
+            pass
+    return RegisterEventHandler(OnShutdown(on_shutdown=remove))
+
+
+def rviz_config(config_text: str, description: str) -> str:
+    """
+    Return the RViz configuration with its fixed frame set to the arm's root link.
+
+    robot_state_publisher publishes the TF tree from the URDF's root link, so that frame
+    exists for every arm (a fixed ``cobot7_base_link`` left every other arm undrawn: "Fixed
+    Frame does not exist").
+
+    :param config_text: The text of an RViz configuration (YAML) with a ``Fixed Frame`` line.
+    :param description: The URDF text.
+    :return: The configuration text.
+    :raises ValueError: The description does not load, or the text has no fixed frame.
+    """
+    from manip_dynamics.robot_model import RobotModel
+    root = RobotModel.from_urdf_string(description).root_link
+    text, count = re.subn(r'(?m)^(\s*Fixed Frame:\s*).*$', lambda m: m.group(1) + root,
+                          config_text)
+    if count != 1:
+        raise ValueError('the RViz configuration has %d Fixed Frame lines, expected 1' % count)
+    return text
+
+
+def rviz_node(sim_time: bool, on_exit: Any, description: str) -> list:
+    """
+    Return rviz2 with the package's display configuration, fixed on the arm's root link.
+
+    The configuration is written for this arm to a temporary file, deleted when the launch
+    ends.
 
     :param sim_time: ``use_sim_time``.
     :param on_exit: The action run when rviz2 exits (see :func:`stop_launch`).
-    :return: A ``launch_ros.actions.Node``.
+    :param description: The launched arm's URDF text.
+    :return: The ``launch_ros.actions.Node`` and the action that deletes the file.
     """
     from launch_ros.actions import Node
-    return Node(package='rviz2', executable='rviz2', name='rviz2', output='log',
-                arguments=['-d', share('config', 'sim.rviz')],
-                parameters=[{'use_sim_time': sim_time}], on_exit=on_exit)
+    with open(share(*RVIZ_CONFIG), encoding='utf-8') as stream:
+        text = rviz_config(stream.read(), description)
+    handle, path = tempfile.mkstemp(prefix='manip_dynamics_', suffix='.rviz')
+    with os.fdopen(handle, 'w', encoding='utf-8') as stream:
+        stream.write(text)
+    return [Node(package='rviz2', executable='rviz2', name='rviz2', output='log',
+                 arguments=['-d', path], parameters=[{'use_sim_time': sim_time}],
+                 on_exit=on_exit),
+            remove_on_shutdown(path)]
 
 
 def viewer_node(port: int, follow: dict[str, Any]) -> Any:
