@@ -175,13 +175,16 @@ def run_round(probe: Any, watch: ChainWatch, moveit: Any, model: Any, q0: np.nda
         match = re.search(r'\(stamp ([0-9.]+) s\)', second_goal.error_string)
         out['flag_latency'] = (
             float(match.group(1)) - push_start(answer, requested) if match else None)
-        # the push ends later than the goal: the re-hold where it left the arm counts
+        false_contact = out['flag_latency'] is not None and out['flag_latency'] < 0.0
+        # the push ends later than the goal: the re-hold where it left the arm counts (after
+        # a false contact the goal had ended before the push: no goal, no re-hold event)
         wait_simulated(watch, push.duration)
-        wait_until(lambda: sum('contact has ended' in e for e in watch.events)
-                   > contacts_ended, 20.0,
-                   'no hold after the contact ended: %s' % watch.events[-6:])
+        if not false_contact:
+            wait_until(lambda: sum('contact has ended' in e for e in watch.events)
+                       > contacts_ended, 20.0,
+                       'no hold after the contact ended: %s' % watch.events[-6:])
         out['contact_drift'], out['contact_rest'] = hold_drift(watch, watch.last()[0])
-        if attempt or out['flag_latency'] is None or out['flag_latency'] >= 0.0:
+        if attempt or not false_contact:
             break
         out['contact_retries'] += 1
     # a plan canceled mid-move
