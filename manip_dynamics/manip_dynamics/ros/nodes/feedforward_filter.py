@@ -130,7 +130,7 @@ class GoalRun:
     downstream: Any = None        # JTC's ClientGoalHandle once accepted
     reasons: list = field(default_factory=list)   # why the node stopped it (contact)
     preempted: bool = False       # a newer goal replaced it
-    finished: Future | None = None   # downstream topic: set when the plan's time is up
+    finished: Future | None = None   # set when the goal ends: JTC answered, preempted, time up
 
 
 class FeedforwardFilterNode(GuardedNode):
@@ -310,9 +310,9 @@ class FeedforwardFilterNode(GuardedNode):
                 self._settle = None
                 self._hold('at rest after: %s' % settle[0])
         run = self._run
-        if run is not None and run.finished is not None and not run.finished.done() and \
-                self._stamp >= run.end:
-            run.finished.set_result(True)
+        if run is not None and run.downstream is None and run.finished is not None and \
+                not run.finished.done() and self._stamp >= run.end:
+            run.finished.set_result(True)   # downstream topic: the plan's time is up
 
     def _rosout(self, msg: Log) -> None:
         """Keep JTC's recent error lines: its only word on why it refused a goal."""
@@ -484,8 +484,9 @@ class FeedforwardFilterNode(GuardedNode):
         self._topic_goal = None
         if run is not None:
             run.reasons.append(reason)
-            if run.finished is not None and not run.finished.done():
-                run.finished.set_result(False)
+            if run.downstream is None and run.finished is not None and \
+                    not run.finished.done():
+                run.finished.set_result(False)   # downstream topic: it ends now
         self._hold(reason)
 
     # ------------------------------------------------------------------ plans
@@ -601,7 +602,7 @@ class FeedforwardFilterNode(GuardedNode):
         if previous is not None:
             previous.preempted = True
             if previous.finished is not None and not previous.finished.done():
-                previous.finished.set_result(False)   # downstream topic: it ends now
+                previous.finished.set_result(False)   # it ends now, not when JTC says so
         upstream.execute()
 
     def _cancel_callback(self, upstream: Any) -> Any:
@@ -610,9 +611,9 @@ class FeedforwardFilterNode(GuardedNode):
         run = self._run
         if run is not None and run.upstream is upstream:
             if run.downstream is not None:
-                run.downstream.cancel_goal_async()
-            if run.finished is not None and not run.finished.done():
-                run.finished.set_result(False)
+                run.downstream.cancel_goal_async()   # JTC answers CANCELED at once
+            elif run.finished is not None and not run.finished.done():
+                run.finished.set_result(False)   # downstream topic: it ends now
         return CancelResponse.ACCEPT
 
     async def _execute(self, upstream: Any) -> Any:
@@ -659,8 +660,14 @@ class FeedforwardFilterNode(GuardedNode):
             run.downstream = handle
             if upstream.is_cancel_requested or run.reasons:
                 handle.cancel_goal_async()
-            downstream = await handle.get_result_async()
-            return self._end(run, downstream, result)
+            # JTC's result, or the preemption by a newer goal, whichever comes first: JTC
+            # (4.22) sends the result of a goal it replaced only when the new one ends
+            run.finished = Future()
+            handle.get_result_async().add_done_callback(
+                lambda answered: run.finished.done() or run.finished.set_result(
+                    answered.result()))
+            downstream = await run.finished
+            return self._end(run, downstream or None, result)
         finally:
             if self._run is run:
                 self._run = None
