@@ -36,8 +36,9 @@ ros2_control_demos and the MuJoCo and Gazebo ros2_control packages run their arm
   controllers of ``controllers`` (default: written from the description, see
   config/ros2_controllers.yaml) at ``update_rate``;
 * spawners activate joint_state_broadcaster (the only publisher of /joint_states) and
-  ``effort_controller`` (JointGroupEffortController) and load joint_trajectory_controller
-  on the effort interface inactive, as the alternative, where it is installed;
+  ``effort_controller`` (ForwardCommandController on the effort interface) and load
+  joint_trajectory_controller on the effort interface inactive, as the alternative, where
+  it is installed;
 * feedforward_filter (argument ``feedforward_filter``, where joint_trajectory_controller is
   installed) serves ``/feedforward_filter/follow_joint_trajectory``, the action a planner
   (MoveIt's simple controller manager) sends plans to: checked against the limits, given
@@ -73,6 +74,7 @@ from manip_dynamics.ros.launch_support.launch_nodes import (
     trajectory_nodes, viewer_node)
 from manip_dynamics.ros.launch_support.ros2_control_setup import (
     check_hardware, command_joint_names, controllers_parameters, EFFORT_CONTROLLER,
+    EFFORT_CONTROLLER_PACKAGE,
     HARDWARE_PACKAGES, SIM_JOINT_COMMANDS, SIM_JOINT_STATES, topic_based_hardware,
     TRAJECTORY_CONTROLLER, with_hardware, write_parameters_file)
 
@@ -146,7 +148,7 @@ def _nodes(context: LaunchContext) -> list:
     simulated = hardware == 'topic_based'
     wanted = [('controller_manager', 'ros2_control_node', ''),
               ('controller_manager', 'spawner', ''),
-              ('joint_state_broadcaster', '', ''), ('effort_controllers', '', '')]
+              ('joint_state_broadcaster', '', ''), (EFFORT_CONTROLLER_PACKAGE, '', '')]
     plugin = None
     if simulated:
         # the successor where installed, else the package rosdistro removed (Humble)

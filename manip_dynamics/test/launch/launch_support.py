@@ -200,7 +200,7 @@ def ros2_control_missing() -> str | None:
     from manip_dynamics.ros.launch_support.ros2_control_setup import topic_based_hardware
     hardware, _ = topic_based_hardware(lambda name: bool(executable_path(name, '')))
     wanted = [('controller_manager', 'ros2_control_node'), ('joint_state_broadcaster', ''),
-              ('effort_controllers', ''), (hardware, '')]
+              ('forward_command_controller', ''), (hardware, '')]
     absent = [package for package, executable in wanted
               if executable_path(package, executable) is None]
     try:

@@ -174,12 +174,14 @@ def test_controllers_command_every_effort_joint_of_the_block(arm, tmp_path):
     assert read == params
     manager = read['controller_manager']['ros__parameters']
     assert manager['update_rate'] == 500
+    # on every distribution (effort_controllers is gone from Rolling and Lyrical)
     assert manager['effort_controller']['type'] == \
-        'effort_controllers/JointGroupEffortController'
+        'forward_command_controller/ForwardCommandController'
     assert manager['joint_state_broadcaster']['type'] == \
         'joint_state_broadcaster/JointStateBroadcaster'
     joints = [j.name for j in rc.ros2_control_joints(xml)]
-    assert read['effort_controller']['ros__parameters']['joints'] == joints
+    effort = read['effort_controller']['ros__parameters']
+    assert effort == {'joints': joints, 'interface_name': 'effort'}
     trajectory = read['joint_trajectory_controller']['ros__parameters']
     assert trajectory['joints'] == joints
     assert trajectory['command_interfaces'] == ['effort']

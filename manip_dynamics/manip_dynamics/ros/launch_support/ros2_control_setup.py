@@ -30,7 +30,8 @@ install), used by ``launch/control.launch.py`` and simulator_node:
   :func:`topic_based_hardware` chooses), ``mock``
   (mock_components/GenericSystem, no physics) or ``description`` (as written: a real driver);
 * :func:`controllers_parameters` gives the controller_manager parameter file for it
-  (joint_state_broadcaster, ``effort_controller`` = JointGroupEffortController, and
+  (joint_state_broadcaster, ``effort_controller`` = ForwardCommandController on the effort
+  interface, and
   ``joint_trajectory_controller`` on the effort interface as an inactive alternative), and
   :func:`write_parameters_file` writes it as YAML.
 """
@@ -79,6 +80,15 @@ HARDWARE_PLUGINS = {
 HARDWARE_PACKAGES = {'topic_based': TOPIC_BASED_HARDWARE[0][0], 'mock': 'hardware_interface'}
 #: Name of the effort controller gravity_compensation_node commands.
 EFFORT_CONTROLLER = 'effort_controller'
+#: Its type: ForwardCommandController with ``interface_name: effort`` takes the same
+#: std_msgs/Float64MultiArray on ``/<name>/commands`` as effort_controllers'
+#: JointGroupEffortController did, and exists on every distribution (effort_controllers is
+#: deprecated, ros2_controllers #1913, and gone in Rolling and Lyrical, #2016). Unlike it,
+#: it writes no zeros when deactivated: the last command stays until the next controller
+#: writes.
+EFFORT_CONTROLLER_TYPE = 'forward_command_controller/ForwardCommandController'
+#: The package that provides it (checked before a launch).
+EFFORT_CONTROLLER_PACKAGE = 'forward_command_controller'
 #: Name of the inactive alternative: joint_trajectory_controller on the effort interface.
 TRAJECTORY_CONTROLLER = 'joint_trajectory_controller'
 #: Stiffness and damping written for a block joint the dynamics model does not move (a
@@ -385,7 +395,7 @@ def controllers_parameters(urdf_xml: str, update_rate: float,
     Return the controller_manager parameter file for a description's ros2_control joints.
 
     The joints with an ``effort`` command interface, in block order, go to
-    ``effort_controller`` (effort_controllers/JointGroupEffortController, what
+    ``effort_controller`` (:data:`EFFORT_CONTROLLER_TYPE` on the effort interface, what
     gravity_compensation_node commands) and to ``joint_trajectory_controller`` (effort
     command interface, position and velocity states; PD gains from
     :func:`manip_dynamics.control.gains.design_joint_gains` at ``update_rate`` with its
@@ -452,13 +462,14 @@ def controllers_parameters(urdf_xml: str, update_rate: float,
             'update_rate': int(update_rate),
             'joint_state_broadcaster': {
                 'type': 'joint_state_broadcaster/JointStateBroadcaster'},
-            EFFORT_CONTROLLER: {'type': 'effort_controllers/JointGroupEffortController'},
+            EFFORT_CONTROLLER: {'type': EFFORT_CONTROLLER_TYPE},
             TRAJECTORY_CONTROLLER: {
                 'type': 'joint_trajectory_controller/JointTrajectoryController'},
         }},
         # copies: a shared list would be written as a YAML alias, which ROS's parameter
         # parser does not read
-        EFFORT_CONTROLLER: {'ros__parameters': {'joints': list(joints)}},
+        EFFORT_CONTROLLER: {'ros__parameters': {'joints': list(joints),
+                                                'interface_name': 'effort'}},
         TRAJECTORY_CONTROLLER: {'ros__parameters': {
             'joints': list(joints),
             'command_interfaces': ['effort'],
