@@ -166,11 +166,12 @@ def _nodes(context: LaunchContext) -> list:
         # raised before any process starts: launch prints the line and exits 1
         raise LaunchArgumentError(missing_message(missing))
     urdf = arg('urdf')
+    given_controllers = arg('controllers').strip()
     warnings: list[str] = []
     try:
         description = with_hardware(
             robot_description(urdf, '' if urdf.strip() else arg('robot')), hardware, plugin)
-        controllers = arg('controllers').strip() or write_parameters_file(
+        controllers = given_controllers or write_parameters_file(
             controllers_parameters(description, update_rate,
                                    _delay_budget(arg('gains_delay_budget')), warnings))
     except LaunchArgumentError:
@@ -188,7 +189,7 @@ def _nodes(context: LaunchContext) -> list:
     priority = loop_priority(arg('thread_priority'))
     loop = {**follow, **priority}
     nodes = [LogInfo(msg='control.launch.py: warning: ' + text) for text in warnings]
-    if not arg('controllers').strip():
+    if not given_controllers:
         # the file written from the description goes with the launch (nothing left in /tmp)
         nodes.append(remove_on_shutdown(controllers))
     nodes += [

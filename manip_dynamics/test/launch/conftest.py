@@ -38,3 +38,10 @@ def pytest_collection_modifyitems(config, items):
         module = getattr(item, 'module', None)
         if module is not None and hasattr(module, 'generate_test_description'):
             item.add_marker(pytest.mark.skip(reason=HOW))
+
+
+@pytest.fixture()
+def chain_launched(tmp_path):
+    """``ros2 launch manip_dynamics control.launch.py`` as the chain's launch tests run it."""
+    from launch_support import CHAIN_ARGUMENTS, launched_control
+    yield from launched_control(str(tmp_path / 'launch.log'), CHAIN_ARGUMENTS)

@@ -259,6 +259,20 @@ def check_controllers(case: Any, node: Any, timeout: float = 60.0) -> dict[str, 
     return states
 
 
+#: controller_manager's update rate of the chain's launch tests, the launch's default
+#: (cobot7's gains hold every pose against gravity from 500 Hz on; at 250 Hz the launch
+#: warns that they cannot).
+CHAIN_RATE = 500
+#: SCHED_FIFO priority of the simulator and the loop's nodes in those tests
+#: (controller_manager's own default for its update thread; refused without root or an
+#: rtprio limit: one warning each, and the normal scheduler).
+LOOP_PRIORITY = 50
+#: The launch up to active controllers on a loaded 2-core machine [s].
+CHAIN_STARTUP = 90.0
+#: control.launch.py's arguments in those tests: no RViz, no robot_state_publisher.
+CHAIN_ARGUMENTS = ('rviz:=false', 'robot_state_publisher:=false',
+                   'update_rate:=%d' % CHAIN_RATE, 'thread_priority:=%d' % LOOP_PRIORITY)
+
 #: ros2_controllers releases whose JTC adds a point's effort on the effort interface
 #: (PR #1200): 4.22 and newer on the jazzy line, the 5.x (kilted) line.
 FEEDFORWARD_JTC = (4, 22)

@@ -43,9 +43,9 @@ the controller_manager stand-in).
 import threading
 import time
 
-from launch_support import (call_service, feedforward_jtc_missing, launched_control,
-                            ros2_control_missing, ros2_launch_missing, switch_to_jtc,
-                            wait_for_bringup)
+from launch_support import (call_service, CHAIN_RATE, CHAIN_STARTUP, feedforward_jtc_missing,
+                            LOOP_PRIORITY, ros2_control_missing, ros2_launch_missing,
+                            switch_to_jtc, wait_for_bringup)
 import numpy as np
 import pytest
 from ros_test_support import wait_until
@@ -72,19 +72,12 @@ from manip_dynamics.ros.runtime.node_runtime import apply_thread_priority  # noq
 from manip_dynamics.ros.testing.chain_watch import ChainWatch, quintic_plan  # noqa: E402
 from manip_dynamics_interfaces.srv import ApplyWrench  # noqa: E402
 
-#: controller_manager's update rate: cobot7's gains hold every pose against gravity from
-#: 500 Hz on (at 250 Hz the launch warns that they cannot).
-RATE = 500.0
 #: The launch's default delay budget for the gains it writes: 2 update cycles [s].
-DELAY_BUDGET = 2.0 / RATE
+DELAY_BUDGET = 2.0 / CHAIN_RATE
 MOVE = np.array([0.5, 0.3, -0.4, 0.4, 0.6, -0.3, 0.8])
 PLAN_TIME = 2.0
 #: The switch's transient [s]: flags within it are counted apart (see the test).
 SWITCH_WINDOW = 1.0
-#: SCHED_FIFO priority of the simulator and the loop's nodes (controller_manager's default).
-LOOP_PRIORITY = 50
-#: The launch up to active controllers on a loaded 2-core machine [s].
-STARTUP = 90.0
 
 
 #: The share of a plan's move at which its start is placed (a rest-to-rest quintic's start is
@@ -134,23 +127,12 @@ def send_goal(executor, client: ActionClient, plan: JointTrajectory, timeout: fl
     return executor.create_task(goal_and_result)
 
 
-@pytest.fixture()
-def launched(tmp_path):
-    """``ros2 launch manip_dynamics control.launch.py`` in a session of its own."""
-    # the simulator is the arm's hardware, the loop's nodes beside controller_manager:
-    # real-time priority as controller_manager's own thread (refused without root or an
-    # rtprio limit: one warning each, and the normal scheduler)
-    yield from launched_control(str(tmp_path / 'launch.log'), [
-        'rviz:=false', 'robot_state_publisher:=false', 'update_rate:=%d' % RATE,
-        'thread_priority:=%d' % LOOP_PRIORITY])
-
-
-def test_plans_through_filter_and_jtc_hold_move_stop_on_push_and_continue(launched):
-    proc, log = launched
+def test_plans_through_filter_and_jtc_hold_move_stop_on_push_and_continue(chain_launched):
+    proc, log = chain_launched
     with open(urdf_path('cobot7')) as stream:
         model = RobotModel.from_urdf_string(stream.read())
     names = list(model.joint_names)
-    gains = design_joint_gains(model, RATE, delay_budget=DELAY_BUDGET)
+    gains = design_joint_gains(model, CHAIN_RATE, delay_budget=DELAY_BUDGET)
     rclpy.init()
     node = rclpy.create_node('test_control_motion')
     watch = ChainWatch(node, names)
@@ -169,10 +151,10 @@ def test_plans_through_filter_and_jtc_hold_move_stop_on_push_and_continue(launch
     out = {}
     try:
         # the bring-up: broadcaster and compensation active, JTC loaded inactive
-        wait_for_bringup(node, proc, log, STARTUP)
+        wait_for_bringup(node, proc, log, CHAIN_STARTUP)
         wait_until(lambda: watch.states, 30.0, 'no /joint_states')
         # as a planner would: the filter's action is there (and its events reach this node)
-        assert through_filter.wait_for_server(timeout_sec=STARTUP), 'no filter action'
+        assert through_filter.wait_for_server(timeout_sec=CHAIN_STARTUP), 'no filter action'
         wait_until(lambda: node.count_publishers('/feedforward_filter/events') > 0, 30.0,
                    'no /feedforward_filter/events')
         time.sleep(2.0)   # held by the compensation

@@ -37,9 +37,9 @@ import os
 import threading
 import time
 
-from launch_support import (feedforward_jtc_missing, launched_control, log_text,
-                            ros2_control_missing, ros2_launch_missing, switch_to_jtc,
-                            wait_for_bringup)
+from launch_support import (CHAIN_STARTUP, feedforward_jtc_missing, log_text,
+                            LOOP_PRIORITY, ros2_control_missing, ros2_launch_missing,
+                            switch_to_jtc, wait_for_bringup)
 import pytest
 from ros_test_support import bundled_arm, wait_until
 
@@ -59,29 +59,14 @@ from manip_dynamics.ros.runtime.node_runtime import apply_thread_priority  # noq
 from manip_dynamics.ros.testing.chain_watch import ChainWatch  # noqa: E402
 from manip_dynamics.ros.testing.moveit_like_client import MoveItLikeClient  # noqa: E402
 
-#: controller_manager's update rate, the launch's default (cobot7's gains hold every pose
-#: against gravity from 500 Hz on).
-RATE = 500
-#: SCHED_FIFO priority of the loop's nodes and of controller_manager's update thread.
-LOOP_PRIORITY = 50
-#: The launch up to active controllers on a loaded 2-core machine [s].
-STARTUP = 90.0
 #: Bound on the contact flag's stamp after the push was requested [s]: the request's service
 #: call is included (behind the stand-in in lockstep the push's own start is known: 0.1 s).
 FLAG_LATENCY = 0.2
 ROUNDS = int(os.environ.get('MANIP_DYNAMICS_ENDINGS_ROUNDS', '1'))
 
 
-@pytest.fixture()
-def launched(tmp_path):
-    """``ros2 launch manip_dynamics control.launch.py`` in a session of its own."""
-    yield from launched_control(str(tmp_path / 'launch.log'), [
-        'rviz:=false', 'robot_state_publisher:=false', 'update_rate:=%d' % RATE,
-        'thread_priority:=%d' % LOOP_PRIORITY])
-
-
-def test_every_ending_through_the_real_jtc_leaves_the_arm_held(launched):
-    proc, log = launched
+def test_every_ending_through_the_real_jtc_leaves_the_arm_held(chain_launched):
+    proc, log = chain_launched
     _, model, q0 = bundled_arm('cobot7')
     rclpy.init()
     node = rclpy.create_node('test_follow_joint_trajectory_launch')
@@ -97,9 +82,9 @@ def test_every_ending_through_the_real_jtc_leaves_the_arm_held(launched):
     refused = apply_thread_priority(LOOP_PRIORITY - 10)
     rounds = []
     try:
-        wait_for_bringup(node, proc, log, STARTUP)
+        wait_for_bringup(node, proc, log, CHAIN_STARTUP)
         wait_until(lambda: watch.states, 30.0, 'no /joint_states')
-        assert moveit.wait_for_server(STARTUP), 'no filter action'
+        assert moveit.wait_for_server(CHAIN_STARTUP), 'no filter action'
         wait_until(lambda: node.count_publishers('/feedforward_filter/events') > 0, 30.0,
                    'no /feedforward_filter/events')
         time.sleep(2.0)   # held by the compensation
