@@ -39,6 +39,7 @@ Conventions used by every method (see docs/THEORY.md):
 from collections.abc import Mapping
 import math
 import threading
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -54,6 +55,13 @@ from manip_dynamics.robot_model_calls import ABA_MIN_DOF, vector as _vector
 __all__ = ['ABA_MIN_DOF', 'CartesianDynamics', 'RobotModel']
 
 FloatArray = NDArray[np.float64]
+
+
+class PackedModel(NamedTuple):
+    """The model as the compiled kernels read it (:attr:`RobotModel.packed`)."""
+
+    ints: NDArray[np.int64]   # (2 n,): parent, then joint kind
+    flat: FloatArray          # (38 n,): axes, placements, inertias, armature
 
 
 class RobotModel:
@@ -114,7 +122,7 @@ class RobotModel:
         self._ints = np.empty(0, dtype=np.int64)
         self._flat = np.empty(0)
         self._fd_method = _ops.FD_ABA if n >= ABA_MIN_DOF else _ops.FD_CHOLESKY
-        self._arrays = self._build_arrays()
+        self._arrays = _calls._build_arrays(self)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -194,7 +202,7 @@ class RobotModel:
                                               is None else friction_velocity))
         for link, (mass, com, inertia) in self._payloads.items():
             model._payloads[link] = (mass, com, inertia)
-        model._arrays = model._build_arrays()
+        model._arrays = _calls._build_arrays(model)
         return model
 
     # ------------------------------------------------------------------ description
@@ -246,22 +254,22 @@ class RobotModel:
     @property
     def position_lower(self) -> FloatArray:
         """Return lower position limits [rad or m], (n,); -inf when unlimited."""
-        return self._joint_array('lower')
+        return _calls._joint_array(self, 'lower')
 
     @property
     def position_upper(self) -> FloatArray:
         """Return upper position limits [rad or m], (n,); +inf when unlimited."""
-        return self._joint_array('upper')
+        return _calls._joint_array(self, 'upper')
 
     @property
     def velocity_limits(self) -> FloatArray:
         """Return velocity limits [rad/s or m/s], (n,); +inf when the URDF has none."""
-        return self._joint_array('velocity')
+        return _calls._joint_array(self, 'velocity')
 
     @property
     def effort_limits(self) -> FloatArray:
         """Return effort limits [N m or N], (n,); +inf when the URDF has none."""
-        return self._joint_array('effort')
+        return _calls._joint_array(self, 'effort')
 
     @property
     def damping(self) -> FloatArray:
@@ -287,6 +295,18 @@ class RobotModel:
     def total_mass(self) -> float:
         """Return the mass of all moving bodies including payloads [kg]."""
         return float(np.sum(self._arrays.mass))
+
+    @property
+    def packed(self) -> PackedModel:
+        """
+        Return the arrays the compiled kernels read: the tree and its inertias, packed.
+
+        The layout of :mod:`manip_dynamics.algorithms.packed` (payloads and armature
+        included), for layer-3 packages that run kernels of their own on the model
+        (simulation's integrator, identification's regressor). A payload change replaces
+        them: take them once per kernel call, never change them.
+        """
+        return PackedModel(self._ints, self._flat)
 
     @property
     def body_inertia(self) -> BodyInertia:
@@ -318,28 +338,16 @@ class RobotModel:
     # ------------------------------------------------------------------ names and payloads
     joint_index = _calls.joint_index
     to_model_order = _calls.to_model_order
-    _name_permutation = _calls._name_permutation
     set_payload = _calls.set_payload
     remove_payload = _calls.remove_payload
 
-    # ------------------------------------------------------------------ internals
-    # argument checks and kernel calls the public calls share (also used by
-    # manip_dynamics.identification on the packed model)
-    _joint_array = _calls._joint_array
-    _build_arrays = _calls._build_arrays
-    _link_frame = _calls._link_frame
-    _states = _calls._states
-    _out = _calls._out
-    _run = _calls._run
-    _raise_code = _calls._raise_code
-    _fast_error = _calls._fast_error
-    _raise_nonfinite = _calls._raise_nonfinite
-    _body_wrenches = _calls._body_wrenches
-    _fext_rows = _calls._fext_rows
-    _bias = _calls._bias
-    _single_q = _calls._single_q
-    _frame_flag = _calls._frame_flag
-    _body_of = _calls._body_of
+    # ------------------------------------------------------------------ for the library
+    # what the layer-3 packages (simulation, identification, symbolic) need beyond the
+    # dynamics: links on bodies, state batches, wrench inputs, errors; and `packed`, above
+    link_frame = _calls.link_frame
+    state_batch = _calls.state_batch
+    state_error = _calls.state_error
+    body_wrenches = _calls.body_wrenches
 
     # ------------------------------------------------------------------ dynamics (Craig ch. 6)
     inverse_dynamics = _calls.inverse_dynamics

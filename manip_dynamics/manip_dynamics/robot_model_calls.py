@@ -38,7 +38,8 @@ from manip_dynamics.algorithms.packed import pack
 from manip_dynamics.batching import PARALLEL_MIN_STATES, run_batched
 from manip_dynamics.errors import InputError
 from manip_dynamics.inputs import float_array
-from manip_dynamics.model.rigid_body_tree import combine_inertias, singular_mass_matrix_message
+from manip_dynamics.model.rigid_body_tree import (
+    combine_inertias, LinkFrame, singular_mass_matrix_message)
 from manip_dynamics.small_arrays import all_finite
 from manip_dynamics.spatial import inertia_from_urdf, inertia_problem
 
@@ -158,7 +159,7 @@ def to_model_order(model, names: Sequence[str], values: ArrayLike, *,
         # permutation of a name list that passed the checks below
         perm = model._order_cache.get((names, allow_extra))
         if perm is None:
-            perm = model._name_permutation(names, what, allow_extra)
+            perm = _name_permutation(model, names, what, allow_extra)
             if len(model._order_cache) > 32:
                 model._order_cache.clear()
             model._order_cache[(names, allow_extra)] = perm
@@ -204,7 +205,7 @@ def set_payload(model, link: str, mass: float, com: ArrayLike = (0.0, 0.0, 0.0),
         link-frame axes [kg m^2], or a (3, 3) matrix.
     :raises InputError: Unknown or fixed link, negative mass, unphysical inertia.
     """
-    frame = model._link_frame(link)
+    frame = link_frame(model, link)
     if frame.body < 0:
         raise InputError('link %r is fixed to the root %r: a payload there moves with no '
                          'joint' % (link, model._tree.root_link))
@@ -228,15 +229,15 @@ def set_payload(model, link: str, mass: float, com: ArrayLike = (0.0, 0.0, 0.0),
             model._payloads.pop(link, None)
         else:
             model._payloads[link] = (mass, com_v, i_c)
-        model._arrays = model._build_arrays()
+        model._arrays = _build_arrays(model)
 
 
 def remove_payload(model, link: str) -> None:
     """Remove the payload of a link (no error when it has none, if the link exists)."""
-    model._link_frame(link)
+    link_frame(model, link)
     with model._lock:
         model._payloads.pop(link, None)
-        model._arrays = model._build_arrays()
+        model._arrays = _build_arrays(model)
 
 
 def _build_arrays(model) -> _Arrays:
@@ -258,7 +259,17 @@ def _build_arrays(model) -> _Arrays:
                    mass, com, inertia)
 
 
-def _link_frame(model, link: str):
+def link_frame(model, link: str) -> LinkFrame:
+    """
+    Return where link ``link`` sits on the moving bodies: its :class:`LinkFrame`.
+
+    ``body`` is the index of the moving body (joint child) the link is fixed to, -1 for a
+    link fixed to the root; ``T_body_link`` (4, 4) the link frame in that body's frame
+    [m]. For code that works on bodies (identification's payload fit, the kernels).
+
+    :param link: A link name of the model.
+    :raises InputError: Unknown link (the message lists the model's links).
+    """
     try:
         return model._tree.links[link]
     except (KeyError, TypeError):
@@ -266,8 +277,20 @@ def _link_frame(model, link: str):
             link, list(model._tree.links))) from None
 
 
-def _states(model, names: tuple[str, ...], *values: ArrayLike) -> tuple[list, bool]:
-    """Return the state arguments as (N, n) float arrays and whether they were (n,)."""
+def state_batch(model, names: tuple[str, ...], *values: ArrayLike) -> tuple[list, bool]:
+    """
+    Check joint-space state arguments and return them as (N, n) float64 arrays.
+
+    Each value is one state, shape (n,), or N states, shape (N, n), in model joint order
+    [rad, m and their derivatives]; all the same shape. NaN and inf pass (the kernels
+    check them; :func:`state_error` names them).
+
+    :param names: The arguments' names for the messages, e.g. ``('q', 'qd', 'qdd')``.
+    :param values: The arguments, as many as ``names``.
+    :return: ``(arrays, single)``: each argument as (N, n) (N = 1 for a single state) and
+        whether they were given as single states.
+    :raises InputError: A shape that is neither, or two arguments of different shapes.
+    """
     n = model._n
     out = []
     single = None
@@ -332,23 +355,45 @@ def _raise_code(model, code: int, names: tuple[str, ...], arrays: list) -> None:
 
     :param names: The kernel's state arguments; ``arrays`` the same, each (N, n).
     """
+    raise _code_error(model, code, names, arrays)
+
+
+def _code_error(model, code: int, names: tuple[str, ...], arrays: list) -> InputError:
+    """Return the InputError that a kernel's status ``code`` describes (see _raise_code)."""
     if code < 0:
-        raise InputError(singular_mass_matrix_message(
+        return InputError(singular_mass_matrix_message(
             model._arrays.parent, model._arrays.mass, model._joint_names, -1 - code))
     k, a = divmod(code - 1, len(names) + 1)
     where = '' if arrays[0].shape[0] == 1 else ' in state %d' % k
     if a < len(names):
         bad = int(np.argmax(~np.isfinite(arrays[a][k])))
-        raise InputError('%s of joint %r is %r%s' % (
+        return InputError('%s of joint %r is %r%s' % (
             names[a], model._joint_names[bad], float(arrays[a][k, bad]), where))
     # every input finite, the result not: an overflow; name the largest input
     big = [(float(np.max(np.abs(arr[k]))), i) for i, arr in enumerate(arrays)]
     value, a = max(big)
     bad = int(np.argmax(np.abs(arrays[a][k])))
-    raise InputError('the result is not finite (floating-point overflow)%s: %s of joint %r '
-                     'is %r, too large for the dynamics' % (
-                         where, names[a], model._joint_names[bad],
-                         float(arrays[a][k, bad])))
+    return InputError('the result is not finite (floating-point overflow)%s: %s of joint %r '
+                      'is %r, too large for the dynamics' % (
+                          where, names[a], model._joint_names[bad],
+                          float(arrays[a][k, bad])))
+
+
+def state_error(model, names: tuple[str, ...], arrays: list, state: int,
+                argument: int | None = None) -> InputError:
+    """
+    Return the InputError for state ``state`` of a batch a kernel could not compute.
+
+    :param names: The states' argument names, as for :func:`state_batch`.
+    :param arrays: The arguments as :func:`state_batch` returned them, each (N, n).
+    :param state: The index of the failed state in the batch.
+    :param argument: The index of the argument holding a NaN or inf (the joint is named);
+        None: every input was finite and the result was not, a floating-point overflow
+        (the largest input is named).
+    :return: The error to raise.
+    """
+    return _code_error(model, 1 + (len(names) + 1) * state +
+                       (len(names) if argument is None else argument), names, arrays)
 
 
 def _fast_error(model, names: tuple[str, ...], *states: FloatArray, code: int = 0) -> None:
@@ -362,26 +407,29 @@ def _fast_error(model, names: tuple[str, ...], *states: FloatArray, code: int = 
     arrays = [np.asarray(s, dtype=np.float64).reshape(1, -1) for s in states]
     for a, arr in enumerate(arrays):
         if not np.all(np.isfinite(arr)):
-            model._raise_code(1 + a, names, arrays)
-    model._raise_code(code if code < 0 else len(names) + 1, names, arrays)
+            _raise_code(model, 1 + a, names, arrays)
+    _raise_code(model, code if code < 0 else len(names) + 1, names, arrays)
 
 
-def _raise_nonfinite(model, code: int, names: tuple[str, ...], arrays: list) -> None:
-    """Raise for a status ``code`` of the form ``1 + len(names) k + a`` (no result check)."""
-    if code > 0:
-        k, a = divmod(code - 1, len(names))
-        code = 1 + (len(names) + 1) * k + a
-    model._raise_code(code, names, arrays)
+def body_wrenches(model, external_wrenches: Wrenches, batch: int = 1) -> FloatArray:
+    """
+    Return external link wrenches as wrenches on the moving bodies, the kernels' input.
 
-
-def _body_wrenches(model, external_wrenches: Wrenches, batch: int) -> FloatArray:
-    """Convert link wrenches to body-frame wrenches about body origins, (1|N, n, 6)."""
+    :param external_wrenches: Link name -> ``[fx, fy, fz, tx, ty, tz]`` [N, N m] in the
+        link frame about the link origin, shape (6,) or (batch, 6); None or ``{}``: none.
+        A wrench on a link fixed to the root moves no joint and is left out.
+    :param batch: The number of states the wrenches go with.
+    :return: Wrenches on each body in its frame about its origin, shape (1, n, 6) (the
+        same for every state) or (batch, n, 6); read-only (without wrenches a shared
+        array of zeros).
+    :raises InputError: Unknown link, wrong shape, NaN or inf.
+    """
     if not _wrenches_given(external_wrenches):
         return model._no_wrench
     items = list(external_wrenches.items())
     out = None
     for link, wrench in items:
-        frame = model._link_frame(link)
+        frame = link_frame(model, link)
         w = float_array(wrench, 'wrench on link %r' % (link,))
         if w.shape == (6,):
             w = w.reshape(1, 6)
@@ -446,23 +494,23 @@ def inverse_dynamics(model, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *,
         if (q.dtype is _FLOAT64 and qd.dtype is _FLOAT64 and qdd.dtype is _FLOAT64
                 and q.shape == shape and qd.shape == shape and qdd.shape == shape
                 and not _wrenches_given(external_wrenches)):
-            res = np.empty(shape) if out is None else model._out(out, shape)
+            res = np.empty(shape) if out is None else _out(model, out, shape)
             if _K.dynamics(_ID, model._ints, model._flat, False, model._base_acc, q, qd, qdd,
                            _NO_FEXT, res):
-                model._fast_error(_STATE_ARGS[3], q, qd, qdd)
+                _fast_error(model, _STATE_ARGS[3], q, qd, qdd)
             if include_friction or include_armature:
                 _add_joint_terms(model, res, q, qd, qdd, include_friction, include_armature)
             return res
     except (AttributeError, TypeError):
         pass  # not float64 arrays: converted and checked below
-    (q2, qd2, qdd2), single = model._states(_STATE_ARGS[3], q, qd, qdd)
-    fext = model._body_wrenches(external_wrenches, q2.shape[0])
-    res = model._out(out, q2.shape[1:] if single else q2.shape)
-    code = model._run(_K.dynamics, (_ID, model._ints, model._flat, False, model._base_acc),
-                      [q2.reshape(-1), qd2.reshape(-1), qdd2.reshape(-1)],
-                      res.reshape(-1), model._n, model._fext_rows(fext))
+    (q2, qd2, qdd2), single = state_batch(model, _STATE_ARGS[3], q, qd, qdd)
+    fext = body_wrenches(model, external_wrenches, q2.shape[0])
+    res = _out(model, out, q2.shape[1:] if single else q2.shape)
+    code = _run(model, _K.dynamics, (_ID, model._ints, model._flat, False, model._base_acc),
+                [q2.reshape(-1), qd2.reshape(-1), qdd2.reshape(-1)],
+                res.reshape(-1), model._n, _fext_rows(model, fext))
     if code:
-        model._raise_code(code, _STATE_ARGS[3], [q2, qd2, qdd2])
+        _raise_code(model, code, _STATE_ARGS[3], [q2, qd2, qdd2])
     if include_friction or include_armature:
         _add_joint_terms(model, res, q2, qd2, qdd2, include_friction, include_armature)
     return res
@@ -486,15 +534,15 @@ def path_terms(model, q: ArrayLike, dq: ArrayLike, ddq: ArrayLike, *,
     :return: ``A, B, C`` [N m or N per unit of sdd, sd^2, 1], each of the shape of ``q``.
     :raises InputError: Wrong shape, NaN/inf, or an overflow (named).
     """
-    (q2, dq2, ddq2), single = model._states(_PATH_ARGS, q, dq, ddq)
+    (q2, dq2, ddq2), single = state_batch(model, _PATH_ARGS, q, dq, ddq)
     count, n = q2.shape
     res = np.empty((count, 3, n))
-    code = model._run(_K.dynamics, (_ops.PATH_TERMS, model._ints, model._flat,
-                                    bool(include_armature), model._base_acc),
-                      [q2.reshape(-1), dq2.reshape(-1), ddq2.reshape(-1)],
-                      res.reshape(-1), 3 * n, _NO_FEXT)
+    code = _run(model, _K.dynamics, (_ops.PATH_TERMS, model._ints, model._flat,
+                                     bool(include_armature), model._base_acc),
+                [q2.reshape(-1), dq2.reshape(-1), ddq2.reshape(-1)],
+                res.reshape(-1), 3 * n, _NO_FEXT)
     if code:
-        model._raise_code(code, _PATH_ARGS, [q2, dq2, ddq2])
+        _raise_code(model, code, _PATH_ARGS, [q2, dq2, ddq2])
     if single:
         return res[0, 0], res[0, 1], res[0, 2]
     return res[:, 0], res[:, 1], res[:, 2]
@@ -517,8 +565,8 @@ def _add_joint_terms(model, res: FloatArray, q: FloatArray, qd: FloatArray, qdd:
     if not all_finite(res):
         n = model._n
         k = int(np.argmax(~np.all(np.isfinite(res.reshape(-1, n)), axis=1)))
-        model._raise_code(1 + 4 * k + 3, _STATE_ARGS[3],
-                          [q.reshape(-1, n), qd.reshape(-1, n), qdd.reshape(-1, n)])
+        _raise_code(model, 1 + 4 * k + 3, _STATE_ARGS[3],
+                    [q.reshape(-1, n), qd.reshape(-1, n), qdd.reshape(-1, n)])
 
 
 def _bias(model, q: ArrayLike, qd: ArrayLike | None, base_acc: FloatArray,
@@ -529,25 +577,25 @@ def _bias(model, q: ArrayLike, qd: ArrayLike | None, base_acc: FloatArray,
     try:  # the fast path, as in inverse_dynamics
         if (q.dtype is _FLOAT64 and q.shape == shape
                 and (qd is None or (qd.dtype is _FLOAT64 and qd.shape == shape))):
-            res = np.empty(shape) if out is None else model._out(out, shape)
+            res = np.empty(shape) if out is None else _out(model, out, shape)
             if _K.dynamics(_ID, model._ints, model._flat, False, base_acc, q,
                            zero if qd is None else qd, zero, _NO_FEXT, res):
-                model._fast_error(_STATE_ARGS[3], q, zero if qd is None else qd, zero)
+                _fast_error(model, _STATE_ARGS[3], q, zero if qd is None else qd, zero)
             return res
     except (AttributeError, TypeError):
         pass
     if qd is None:
-        (q2,), single = model._states(('q',), q)
+        (q2,), single = state_batch(model, ('q',), q)
         qd2 = np.zeros(q2.shape)
     else:
-        (q2, qd2), single = model._states(_STATE_ARGS[2], q, qd)
+        (q2, qd2), single = state_batch(model, _STATE_ARGS[2], q, qd)
     zeros = np.zeros(q2.shape)
-    res = model._out(out, q2.shape[1:] if single else q2.shape)
-    code = model._run(_K.dynamics, (_ID, model._ints, model._flat, False, base_acc),
-                      [q2.reshape(-1), qd2.reshape(-1), zeros.reshape(-1)],
-                      res.reshape(-1), model._n, _NO_FEXT)
+    res = _out(model, out, q2.shape[1:] if single else q2.shape)
+    code = _run(model, _K.dynamics, (_ID, model._ints, model._flat, False, base_acc),
+                [q2.reshape(-1), qd2.reshape(-1), zeros.reshape(-1)],
+                res.reshape(-1), model._n, _NO_FEXT)
     if code:
-        model._raise_code(code, _STATE_ARGS[3], [q2, qd2, zeros])
+        _raise_code(model, code, _STATE_ARGS[3], [q2, qd2, zeros])
     return res
 
 
@@ -559,7 +607,7 @@ def gravity_torques(model, q: ArrayLike, *, out: FloatArray | None = None) -> Fl
     :param out: Optional array of the result's shape to write into.
     :return: Torques that hold the arm still [N m or N], shape of ``q``.
     """
-    return model._bias(q, None, model._base_acc, out)
+    return _bias(model, q, None, model._base_acc, out)
 
 
 def coriolis_torques(model, q: ArrayLike, qd: ArrayLike, *,
@@ -574,7 +622,7 @@ def coriolis_torques(model, q: ArrayLike, qd: ArrayLike, *,
     :param out: Optional array of the result's shape to write into.
     :return: Torques [N m or N], shape of ``q``.
     """
-    return model._bias(q, qd, model._zero_3, out)
+    return _bias(model, q, qd, model._zero_3, out)
 
 
 def nonlinear_effects(model, q: ArrayLike, qd: ArrayLike, *,
@@ -587,7 +635,7 @@ def nonlinear_effects(model, q: ArrayLike, qd: ArrayLike, *,
     :param out: Optional array of the result's shape to write into.
     :return: Torques [N m or N], shape of ``q``.
     """
-    return model._bias(q, qd, model._base_acc, out)
+    return _bias(model, q, qd, model._base_acc, out)
 
 
 def mass_matrix(model, q: ArrayLike, *, include_armature: bool = False,
@@ -606,20 +654,20 @@ def mass_matrix(model, q: ArrayLike, *, include_armature: bool = False,
     n = model._n
     try:  # the fast path, as in inverse_dynamics
         if q.dtype is _FLOAT64 and q.shape == model._shape:
-            res = np.empty((n, n)) if out is None else model._out(out, (n, n))
+            res = np.empty((n, n)) if out is None else _out(model, out, (n, n))
             if _K.matrices(_MASS, model._ints, model._flat, bool(include_armature), q, q,
                            res):
-                model._fast_error(('q',), q)
+                _fast_error(model, ('q',), q)
             return res
     except (AttributeError, TypeError):
         pass
-    (q2,), single = model._states(('q',), q)
-    res = model._out(out, (n, n) if single else (q2.shape[0], n, n))
+    (q2,), single = state_batch(model, ('q',), q)
+    res = _out(model, out, (n, n) if single else (q2.shape[0], n, n))
     flat_q = q2.reshape(-1)
-    code = model._run(_K.matrices, (_MASS, model._ints, model._flat, bool(include_armature)),
-                      [flat_q, flat_q], res.reshape(-1, n), n, codes=2)
+    code = _run(model, _K.matrices, (_MASS, model._ints, model._flat, bool(include_armature)),
+                [flat_q, flat_q], res.reshape(-1, n), n, codes=2)
     if code:
-        model._raise_code(code, ('q',), [q2])
+        _raise_code(model, code, ('q',), [q2])
     return res
 
 
@@ -641,18 +689,18 @@ def coriolis_matrix(model, q: ArrayLike, qd: ArrayLike, *,
     try:  # the fast path, as in inverse_dynamics
         if (q.dtype is _FLOAT64 and qd.dtype is _FLOAT64 and q.shape == model._shape
                 and qd.shape == model._shape):
-            res = np.empty((n, n)) if out is None else model._out(out, (n, n))
+            res = np.empty((n, n)) if out is None else _out(model, out, (n, n))
             if _K.matrices(_CORIOLIS, model._ints, model._flat, False, q, qd, res):
-                model._fast_error(_STATE_ARGS[2], q, qd)
+                _fast_error(model, _STATE_ARGS[2], q, qd)
             return res
     except (AttributeError, TypeError):
         pass
-    (q2, qd2), single = model._states(_STATE_ARGS[2], q, qd)
-    res = model._out(out, (n, n) if single else (q2.shape[0], n, n))
-    code = model._run(_K.matrices, (_CORIOLIS, model._ints, model._flat, False),
-                      [q2.reshape(-1), qd2.reshape(-1)], res.reshape(-1, n), n)
+    (q2, qd2), single = state_batch(model, _STATE_ARGS[2], q, qd)
+    res = _out(model, out, (n, n) if single else (q2.shape[0], n, n))
+    code = _run(model, _K.matrices, (_CORIOLIS, model._ints, model._flat, False),
+                [q2.reshape(-1), qd2.reshape(-1)], res.reshape(-1, n), n)
     if code:
-        model._raise_code(code, _STATE_ARGS[2], [q2, qd2])
+        _raise_code(model, code, _STATE_ARGS[2], [q2, qd2])
     return res
 
 
@@ -669,14 +717,14 @@ def friction_torques(model, qd: ArrayLike) -> FloatArray:
             out = _friction(qd, model._damping, model._coulomb, model._friction_velocity)
             if all_finite(out):
                 return out
-    (qd2,), single = model._states(('qd',), qd)
+    (qd2,), single = state_batch(model, ('qd',), qd)
     if not np.all(np.isfinite(qd2)):
-        model._raise_code(1 + 2 * int(np.argmax(~np.all(np.isfinite(qd2), axis=1))),
-                          ('qd',), [qd2])
+        _raise_code(model, 1 + 2 * int(np.argmax(~np.all(np.isfinite(qd2), axis=1))),
+                    ('qd',), [qd2])
     out = _friction(qd2, model._damping, model._coulomb, model._friction_velocity)
     if not np.all(np.isfinite(out)):
-        model._raise_code(2 + 2 * int(np.argmax(~np.all(np.isfinite(out), axis=1))),
-                          ('qd',), [qd2])
+        _raise_code(model, 2 + 2 * int(np.argmax(~np.all(np.isfinite(out), axis=1))),
+                    ('qd',), [qd2])
     return out[0] if single else out
 
 
@@ -716,29 +764,29 @@ def forward_dynamics(model, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, *,
         if (q.dtype is _FLOAT64 and qd.dtype is _FLOAT64 and tau.dtype is _FLOAT64
                 and q.shape == shape and qd.shape == shape and tau.shape == shape
                 and not (include_friction or _wrenches_given(external_wrenches))):
-            res = np.empty(shape) if out is None else model._out(out, shape)
+            res = np.empty(shape) if out is None else _out(model, out, shape)
             code = _K.dynamics(code_m, model._ints, model._flat, bool(include_armature),
                                model._base_acc, q, qd, tau, _NO_FEXT, res)
             if code:
-                model._fast_error(_FD_ARGS, q, qd, tau, code=code)
+                _fast_error(model, _FD_ARGS, q, qd, tau, code=code)
             return res
     except (AttributeError, TypeError):
         pass
-    (q2, qd2, tau2), single = model._states(_FD_ARGS, q, qd, tau)
-    fext = model._body_wrenches(external_wrenches, q2.shape[0])
+    (q2, qd2, tau2), single = state_batch(model, _FD_ARGS, q, qd, tau)
+    fext = body_wrenches(model, external_wrenches, q2.shape[0])
     if include_friction:
         if not np.all(np.isfinite(qd2)):
             k = int(np.argmax(~np.all(np.isfinite(qd2), axis=1)))
-            model._raise_code(2 + 4 * k, _FD_ARGS, [q2, qd2, tau2])
+            _raise_code(model, 2 + 4 * k, _FD_ARGS, [q2, qd2, tau2])
         tau2 = tau2 - _friction(qd2, model._damping, model._coulomb, model._friction_velocity)
-    res = model._out(out, q2.shape[1:] if single else q2.shape)
-    code = model._run(_K.dynamics,
-                      (code_m, model._ints, model._flat, bool(include_armature),
-                       model._base_acc),
-                      [q2.reshape(-1), qd2.reshape(-1), tau2.reshape(-1)],
-                      res.reshape(-1), model._n, model._fext_rows(fext))
+    res = _out(model, out, q2.shape[1:] if single else q2.shape)
+    code = _run(model, _K.dynamics,
+                (code_m, model._ints, model._flat, bool(include_armature),
+                 model._base_acc),
+                [q2.reshape(-1), qd2.reshape(-1), tau2.reshape(-1)],
+                res.reshape(-1), model._n, _fext_rows(model, fext))
     if code:
-        model._raise_code(code, _FD_ARGS, [q2, qd2, tau2])
+        _raise_code(model, code, _FD_ARGS, [q2, qd2, tau2])
     return res
 
 
@@ -751,15 +799,15 @@ def kinetic_energy(model, q: ArrayLike, qd: ArrayLike, *,
     :param qd: Joint velocities, same shape.
     :return: A float, or shape (N,) for a batch.
     """
-    (q2, qd2), single = model._states(_STATE_ARGS[2], q, qd)
+    (q2, qd2), single = state_batch(model, _STATE_ARGS[2], q, qd)
     if not np.all(np.isfinite(qd2)):
-        model._raise_code(2 + 3 * int(np.argmax(~np.all(np.isfinite(qd2), axis=1))),
-                          _STATE_ARGS[2], [q2, qd2])
+        _raise_code(model, 2 + 3 * int(np.argmax(~np.all(np.isfinite(qd2), axis=1))),
+                    _STATE_ARGS[2], [q2, qd2])
     m = model.mass_matrix(q2, include_armature=include_armature)
     out = 0.5 * np.einsum('ki,kij,kj->k', qd2, m, qd2)
     if not np.all(np.isfinite(out)):
-        model._raise_code(3 + 3 * int(np.argmax(~np.isfinite(out))), _STATE_ARGS[2],
-                          [q2, qd2])
+        _raise_code(model, 3 + 3 * int(np.argmax(~np.isfinite(out))), _STATE_ARGS[2],
+                    [q2, qd2])
     return float(out[0]) if single else out
 
 
@@ -772,24 +820,15 @@ def potential_energy(model, q: ArrayLike) -> float | FloatArray:
     :param q: Joint positions, shape (n,) or (N, n).
     :return: A float, or shape (N,) for a batch.
     """
-    (q2,), single = model._states(('q',), q)
+    (q2,), single = state_batch(model, ('q',), q)
     out = np.empty((q2.shape[0], 1))
     flat_q = q2.reshape(-1)
-    code = model._run(_K.kinematics, (_ops.POTENTIAL_ENERGY, model._ints, model._flat, -1,
-                                      _EYE4, False, model._gravity),
-                      [flat_q, flat_q], out, 1, codes=2)
+    code = _run(model, _K.kinematics, (_ops.POTENTIAL_ENERGY, model._ints, model._flat, -1,
+                                       _EYE4, False, model._gravity),
+                [flat_q, flat_q], out, 1, codes=2)
     if code:
-        model._raise_code(code, ('q',), [q2])
+        _raise_code(model, code, ('q',), [q2])
     return float(out[0, 0]) if single else out[:, 0]
-
-
-def _single_q(model, q: ArrayLike) -> FloatArray:
-    (q2,), single = model._states(('q',), q)
-    if not single:
-        raise InputError('q must be one state of shape (%d,)' % model._n)
-    if not np.all(np.isfinite(q2)):
-        model._raise_code(1, ('q',), [q2])
-    return q2[0]
 
 
 def _frame_flag(model, frame: str) -> bool:
@@ -817,18 +856,18 @@ def link_transform(model, q: ArrayLike, link: str, *,
     :param out: Optional array of the result's shape to write into.
     :return: Shape (4, 4), or (N, 4, 4) for a batch.
     """
-    body, tbl = model._body_of(link)
+    body, tbl = _body_of(model, link)
     if type(q) is _NDARRAY and q.dtype is _FLOAT64 and q.shape == model._shape:
         q2, single = q.reshape(1, -1), True
     else:
-        (q2,), single = model._states(('q',), q)
-    res = model._out(out, (4, 4) if single else (q2.shape[0], 4, 4))
+        (q2,), single = state_batch(model, ('q',), q)
+    res = _out(model, out, (4, 4) if single else (q2.shape[0], 4, 4))
     flat_q = q2.reshape(-1)
-    code = model._run(_K.kinematics, (_ops.POSE, model._ints, model._flat, body, tbl, False,
-                                      model._gravity),
-                      [flat_q, flat_q], res.reshape(-1, 4), 4, codes=2)
+    code = _run(model, _K.kinematics, (_ops.POSE, model._ints, model._flat, body, tbl, False,
+                                       model._gravity),
+                [flat_q, flat_q], res.reshape(-1, 4), 4, codes=2)
     if code:
-        model._raise_code(code, ('q',), [q2])
+        _raise_code(model, code, ('q',), [q2])
     return res
 
 
@@ -848,26 +887,26 @@ def jacobian(model, q: ArrayLike, link: str, *, frame: str = 'world',
     :param out: Optional array of the result's shape to write into.
     :return: Shape (6, n), or (N, 6, n) for a batch.
     """
-    body, tbl = model._body_of(link)
-    local = model._frame_flag(frame)
+    body, tbl = _body_of(model, link)
+    local = _frame_flag(model, frame)
     n = model._n
     try:  # the fast path, as in inverse_dynamics
         if q.dtype is _FLOAT64 and q.shape == model._shape:
-            res = np.empty((6, n)) if out is None else model._out(out, (6, n))
+            res = np.empty((6, n)) if out is None else _out(model, out, (6, n))
             if _K.kinematics(_JACOBIAN, model._ints, model._flat, body, tbl, local,
                              model._gravity, q, q, res):
-                model._fast_error(('q',), q)
+                _fast_error(model, ('q',), q)
             return res
     except (AttributeError, TypeError):
         pass
-    (q2,), single = model._states(('q',), q)
-    res = model._out(out, (6, n) if single else (q2.shape[0], 6, n))
+    (q2,), single = state_batch(model, ('q',), q)
+    res = _out(model, out, (6, n) if single else (q2.shape[0], 6, n))
     flat_q = q2.reshape(-1)
-    code = model._run(_K.kinematics, (_JACOBIAN, model._ints, model._flat, body, tbl, local,
-                                      model._gravity),
-                      [flat_q, flat_q], res.reshape(-1, n), 6, codes=2)
+    code = _run(model, _K.kinematics, (_JACOBIAN, model._ints, model._flat, body, tbl, local,
+                                       model._gravity),
+                [flat_q, flat_q], res.reshape(-1, n), 6, codes=2)
     if code:
-        model._raise_code(code, ('q',), [q2])
+        _raise_code(model, code, ('q',), [q2])
     return res
 
 
@@ -883,25 +922,25 @@ def jacobian_dot_qd(model, q: ArrayLike, qd: ArrayLike, link: str, *,
     :param out: Optional array of the result's shape to write into.
     :return: Shape (6,) [m/s^2, rad/s^2], or (N, 6) for a batch.
     """
-    body, tbl = model._body_of(link)
-    local = model._frame_flag(frame)
+    body, tbl = _body_of(model, link)
+    local = _frame_flag(model, frame)
     try:  # the fast path, as in inverse_dynamics
         if (q.dtype is _FLOAT64 and qd.dtype is _FLOAT64 and q.shape == model._shape
                 and qd.shape == model._shape):
-            res = np.empty((1, 6)) if out is None else model._out(out, (6,)).reshape(1, 6)
+            res = np.empty((1, 6)) if out is None else _out(model, out, (6,)).reshape(1, 6)
             if _K.kinematics(_ops.BIAS_ACCELERATION, model._ints, model._flat, body, tbl,
                              local, model._gravity, q, qd, res):
-                model._fast_error(_STATE_ARGS[2], q, qd)
+                _fast_error(model, _STATE_ARGS[2], q, qd)
             return res[0] if out is None else out
     except (AttributeError, TypeError):
         pass
-    (q2, qd2), single = model._states(_STATE_ARGS[2], q, qd)
-    res = model._out(out, (6,) if single else (q2.shape[0], 6))
-    code = model._run(_K.kinematics, (_ops.BIAS_ACCELERATION, model._ints, model._flat, body,
-                                      tbl, local, model._gravity),
-                      [q2.reshape(-1), qd2.reshape(-1)], res.reshape(-1, 6), 1)
+    (q2, qd2), single = state_batch(model, _STATE_ARGS[2], q, qd)
+    res = _out(model, out, (6,) if single else (q2.shape[0], 6))
+    code = _run(model, _K.kinematics, (_ops.BIAS_ACCELERATION, model._ints, model._flat, body,
+                                       tbl, local, model._gravity),
+                [q2.reshape(-1), qd2.reshape(-1)], res.reshape(-1, 6), 1)
     if code:
-        model._raise_code(code, _STATE_ARGS[2], [q2, qd2])
+        _raise_code(model, code, _STATE_ARGS[2], [q2, qd2])
     return res
 
 

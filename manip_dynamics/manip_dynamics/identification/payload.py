@@ -66,7 +66,7 @@ class PayloadEstimate:
 
 def _link_to_body_map(model, link: str) -> tuple[int, FloatArray]:
     """Return the body index and the (10, 10) map link-frame params -> body-frame params."""
-    frame = model._link_frame(link)
+    frame = model.link_frame(link)
     if frame.body < 0:
         raise InputError('link %r is fixed to the root: a payload there moves no joint'
                          % link)

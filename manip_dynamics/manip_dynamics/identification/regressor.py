@@ -346,19 +346,23 @@ def regressor(model, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, friction: b
     :raises InputError: Wrong shape, NaN or inf, or a floating-point overflow (the message
         names the largest input).
     """
-    (q2, qd2, qdd2), single = model._states(('q', 'qd', 'qdd'), q, qd, qdd)
+    names = ('q', 'qd', 'qdd')
+    (q2, qd2, qdd2), single = model.state_batch(names, q, qd, qdd)
     n = model.dof
     count = q2.shape[0]
     p = parameter_count(n, friction=friction, armature=armature)
     out = np.zeros((count, n, p))
     body = np.empty((count, n, BODY_PARAMETERS * n))
-    code = regressor_kernel(model._ints, model._flat, -model.gravity, q2, qd2, qdd2, body)
+    ints, flat = model.packed
+    code = regressor_kernel(ints, flat, -model.gravity, q2, qd2, qdd2, body)
     if code:
-        model._raise_nonfinite(code, ('q', 'qd', 'qdd'), [q2, qd2, qdd2])
+        # the kernel's status: 1 + 3 k + a for argument a of state k not finite
+        k, a = divmod(code - 1, len(names))
+        raise model.state_error(names, [q2, qd2, qdd2], k, a)
     if not np.isfinite(body).all():
         # every input finite (checked by the kernel), the products not: an overflow
         k = int(np.argmax(~np.isfinite(body.reshape(count, -1)).all(axis=1)))
-        model._raise_code(1 + 4 * k + 3, ('q', 'qd', 'qdd'), [q2, qd2, qdd2])
+        raise model.state_error(names, [q2, qd2, qdd2], k)
     out[:, :, :BODY_PARAMETERS * n] = body
     col = BODY_PARAMETERS * n
     rows = np.arange(n)

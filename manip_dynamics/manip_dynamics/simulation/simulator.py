@@ -93,8 +93,8 @@ def _massless_message(model, code: int) -> str:
     """
     if code != _k.NOT_POSITIVE_DEFINITE:
         return ''
-    arrays = model._arrays  # payloads included, swapped with the packed model
-    reason = massless_joints_reason(arrays.parent, arrays.mass, model.joint_names)
+    reason = massless_joints_reason(model.tree.parent, model.body_inertia.mass,
+                                    model.joint_names)   # payloads included
     return 'the mass matrix is singular: ' + reason if reason else ''
 
 
@@ -212,7 +212,8 @@ class Simulator:
     def _advance(self, tau: FloatArray, steps: int, what: str = 'tau') -> None:
         """Clamp ``tau`` into the applied torque and run ``steps`` steps (lock held)."""
         model = self._model  # its packed arrays are swapped atomically by set_payload
-        code = _K.advance(model._ints, model._flat, self._params, steps, self._q, self._qd,
+        ints, flat = model.packed
+        code = _K.advance(ints, flat, self._params, steps, self._q, self._qd,
                           tau, self._applied, self._fext, self._info)
         if code == _k.BAD_TORQUE:
             raise self._bad_torque(tau, what)
@@ -344,7 +345,7 @@ class Simulator:
             link frame, about the link origin, shape (6,) each.
         :raises InputError: Unknown link, wrong shape, NaN/inf (nothing changes then).
         """
-        body = self._model._body_wrenches(external_wrenches or None, 1)[0]
+        body = self._model.body_wrenches(external_wrenches or None)[0]
         with self._lock:
             self._fext[:] = body
 
@@ -505,7 +506,7 @@ def _adaptive(sim: Simulator, command, ts: FloatArray, qs: FloatArray, qds: Floa
     """Integrate with scipy's solve_ivp and sample on ``ts``; fills the record arrays."""
     from scipy.integrate import solve_ivp
 
-    n = sim._n
+    n = sim.model.dof
     tau = np.empty(n)
     acc = np.empty(n)
     end = float(ts[-1])
@@ -515,7 +516,8 @@ def _adaptive(sim: Simulator, command, ts: FloatArray, qs: FloatArray, qds: Floa
         qd = np.ascontiguousarray(y[n:])
         command(t, q, qd, tau)
         model = sim._model
-        code = _K.advance(model._ints, model._flat, sim._params, 0, q, qd, tau, acc,
+        ints, flat = model.packed
+        code = _K.advance(ints, flat, sim._params, 0, q, qd, tau, acc,
                           sim._fext, sim._info)  # 0 steps: accelerations into acc
         if code != _k.OK:
             raise InputError('adaptive simulation failed at t = %.6g s: %s' % (

@@ -269,7 +269,7 @@ def closed_form(model, *, simplify: bool = True) -> ClosedForm:
                              MAX_DOF, model.name, n, ', '.join(model.joint_names)))
     sp = _sympy()
     tree = model.tree
-    arrays = model._arrays  # current inertia, payloads included
+    arrays = model.body_inertia  # current inertia, payloads included
     q = sp.symbols('q1:%d' % (n + 1), real=True)
     qd = sp.symbols('qd1:%d' % (n + 1), real=True)
     qdd = sp.symbols('qdd1:%d' % (n + 1), real=True)
