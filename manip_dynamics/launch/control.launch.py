@@ -67,8 +67,9 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from manip_dynamics.ros.launch_support.launch_helpers import (
-    executable_path, is_true, LaunchArgumentError, loop_priority, missing_executables,
-    missing_message, robot_description, state_publisher_wanted)
+    executable_path, is_true, LaunchArgumentError, loop_priority, MANAGER_ABOVE_NODES,
+    manager_prefix, missing_executables, missing_message, NODE_PRIORITY, robot_description,
+    state_publisher_wanted)
 from manip_dynamics.ros.launch_support.launch_nodes import (
     description_node, observer_node, remove_on_shutdown, rviz_node, share, stop_launch,
     trajectory_nodes, viewer_node)
@@ -188,7 +189,10 @@ def _nodes(context: LaunchContext) -> list:
               'command_joints': joints}
     priority = loop_priority(arg('thread_priority'))
     loop = {**follow, **priority}
+    # controller_manager outranks the nodes it feeds (launch_helpers.manager_prefix)
+    prefix, scheduling = manager_prefix(priority['thread_priority'])
     nodes = [LogInfo(msg='control.launch.py: warning: ' + text) for text in warnings]
+    nodes.append(LogInfo(msg='control.launch.py: ' + scheduling))
     if not given_controllers:
         # the file written from the description goes with the launch (nothing left in /tmp)
         nodes.append(remove_on_shutdown(controllers))
@@ -197,7 +201,7 @@ def _nodes(context: LaunchContext) -> list:
         Node(package='controller_manager', executable='ros2_control_node', output='screen',
              # it reads /robot_description (Jazzy's ros2_control >= 4.8; 4.0 to 4.7 read
              # ~/robot_description: remap that to /robot_description there)
-             parameters=[controllers],
+             parameters=[controllers], prefix=prefix, exec_name='ros2_control_node',
              on_exit=_stop('ros2_control_node')),
         _spawner(['joint_state_broadcaster', EFFORT_CONTROLLER]),
     ]
@@ -315,11 +319,14 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('timeout', default_value='0.5',
                               description='Simulator command_timeout and compensation '
                                           'timeout [s] (see sim.launch.py SIM_TIMEOUT)'),
-        DeclareLaunchArgument('thread_priority', default_value='0',
+        DeclareLaunchArgument('thread_priority', default_value=str(NODE_PRIORITY),
                               description='SCHED_FIFO priority (1 to 99) of the simulator, '
-                                          'the commanding nodes and the observer, as '
-                                          "controller_manager's thread_priority; needs root "
-                                          'or an rtprio limit; 0: the normal scheduler'),
+                                          'the commanding nodes and the observer; '
+                                          'controller_manager runs %d above them, its '
+                                          'update loop at its own thread_priority (50); '
+                                          'needs root or an rtprio limit (a warning and '
+                                          'the normal scheduler where refused); 0: the '
+                                          'normal scheduler' % MANAGER_ABOVE_NODES),
         DeclareLaunchArgument('simulator_config', default_value=share('config',
                                                                       'simulator.yaml'),
                               description='Parameter file of simulator_node'),

@@ -46,7 +46,7 @@ from launch_ros.actions import Node
 
 from manip_dynamics.ros.launch_support.launch_helpers import (
     is_true, LaunchArgumentError, loop_priority, missing_executables, missing_message,
-    robot_description, state_publisher_wanted)
+    NODE_PRIORITY, robot_description, state_publisher_wanted)
 from manip_dynamics.ros.launch_support.launch_nodes import (
     description_node, rviz_node, share as _share, stop_launch, trajectory_nodes, viewer_node)
 from manip_dynamics.ros.launch_support.ros2_control_setup import command_joint_names
@@ -175,11 +175,12 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('timeout', default_value=SIM_TIMEOUT,
                               description='Simulator command_timeout and compensation '
                                           'timeout [s] (see SIM_TIMEOUT)'),
-        DeclareLaunchArgument('thread_priority', default_value='0',
+        DeclareLaunchArgument('thread_priority', default_value=str(NODE_PRIORITY),
                               description='SCHED_FIFO priority (1 to 99) of the simulator, '
-                                          'the commanding nodes and the observer, as '
-                                          "controller_manager's thread_priority; needs root "
-                                          'or an rtprio limit; 0: the normal scheduler'),
+                                          'the commanding nodes and the observer (as in '
+                                          'control.launch.py); needs root or an rtprio '
+                                          'limit (a warning and the normal scheduler where '
+                                          'refused); 0: the normal scheduler'),
         DeclareLaunchArgument('simulator_config',
                               default_value=_share('config', 'simulator.yaml'),
                               description='Parameter file of simulator_node'),

@@ -32,6 +32,8 @@ import time
 from typing import Any, Iterator, Mapping, Sequence
 import xml.etree.ElementTree as ElementTree
 
+from manip_dynamics.ros.launch_support.launch_helpers import NODE_PRIORITY
+
 PACKAGE = 'manip_dynamics'
 
 
@@ -263,15 +265,16 @@ def check_controllers(case: Any, node: Any, timeout: float = 60.0) -> dict[str, 
 #: (cobot7's gains hold every pose against gravity from 500 Hz on; at 250 Hz the launch
 #: warns that they cannot).
 CHAIN_RATE = 500
-#: SCHED_FIFO priority of the simulator and the loop's nodes in those tests
-#: (controller_manager's own default for its update thread; refused without root or an
-#: rtprio limit: one warning each, and the normal scheduler).
-LOOP_PRIORITY = 50
+#: SCHED_FIFO priority of the measuring test process: the nodes' own (the launch's default
+#: thread_priority), under controller_manager's. A lower one starved behind the loop with a
+#: busy core (it saw the filter's hold 10 s late); refused without root or an rtprio limit:
+#: a note, and the normal scheduler.
+PROBE_PRIORITY = NODE_PRIORITY
 #: The launch up to active controllers on a loaded 2-core machine [s].
 CHAIN_STARTUP = 90.0
-#: control.launch.py's arguments in those tests: no RViz, no robot_state_publisher.
-CHAIN_ARGUMENTS = ('rviz:=false', 'robot_state_publisher:=false',
-                   'update_rate:=%d' % CHAIN_RATE, 'thread_priority:=%d' % LOOP_PRIORITY)
+#: control.launch.py's arguments in those tests: no RViz, no robot_state_publisher; the
+#: rest its defaults (update_rate CHAIN_RATE, thread_priority NODE_PRIORITY).
+CHAIN_ARGUMENTS = ('rviz:=false', 'robot_state_publisher:=false')
 
 #: ros2_controllers releases whose JTC adds a point's effort on the effort interface
 #: (PR #1200): 4.22 and newer on the jazzy line, the 5.x (kilted) line.

@@ -44,7 +44,7 @@ import threading
 import time
 
 from launch_support import (call_service, CHAIN_RATE, CHAIN_STARTUP, feedforward_jtc_missing,
-                            LOOP_PRIORITY, ros2_control_missing, ros2_launch_missing,
+                            PROBE_PRIORITY, ros2_control_missing, ros2_launch_missing,
                             switch_to_jtc, wait_for_bringup)
 import numpy as np
 import pytest
@@ -144,10 +144,10 @@ def test_plans_through_filter_and_jtc_hold_move_stop_on_push_and_continue(chain_
     executor.add_node(node)
     spin = threading.Thread(target=executor.spin, daemon=True)
     spin.start()
-    # the measuring side just below the loop's priority: on a busy machine a test process
+    # the measuring side at the nodes' priority: on a busy machine a test process
     # on the normal scheduler missed joint states for up to 0.7 s (the figures then measure
     # the test, not the arm); refused without root or an rtprio limit, and it runs on
-    refused = apply_thread_priority(LOOP_PRIORITY - 10)
+    refused = apply_thread_priority(PROBE_PRIORITY)
     out = {}
     try:
         # the bring-up: broadcaster and compensation active, JTC loaded inactive

@@ -104,6 +104,41 @@ def test_loop_priority_reads_0_to_99_and_names_the_argument() -> None:
             lh.loop_priority(bad)
 
 
+def test_controller_manager_outranks_the_nodes_it_feeds() -> None:
+    """Nodes at SCHED_FIFO: controller_manager's process above them, below its update loop."""
+    asked = []
+
+    def permitted(priority: int) -> bool:
+        asked.append(priority)
+        return True
+    prefix, note = lh.manager_prefix(lh.NODE_PRIORITY, permitted)
+    manager = lh.NODE_PRIORITY + lh.MANAGER_ABOVE_NODES
+    assert prefix == 'chrt -f %d' % manager and asked == [manager]
+    assert lh.NODE_PRIORITY < manager < 50   # controller_manager's update loop: 50
+    assert 'SCHED_FIFO %d' % manager in note
+    # the normal scheduler asked for: nothing tried, no prefix
+    assert lh.manager_prefix(0, permitted)[0] is None and asked == [manager]
+    # refused by the system: no prefix (the process would not start), a warning
+    prefix, note = lh.manager_prefix(lh.NODE_PRIORITY, lambda _: False)
+    assert prefix is None and note.startswith('warning:') and str(manager) in note
+    assert lh.manager_prefix(99, permitted)[0] == 'chrt -f 99'
+
+
+def test_fifo_permitted_agrees_with_the_system() -> None:
+    """chrt's verdict is the kernel's: the same as setting this process's own scheduler."""
+    import shutil
+    if shutil.which('chrt') is None:
+        pytest.skip('chrt (util-linux) is not installed')
+    try:
+        before = os.sched_getscheduler(0), os.sched_getparam(0)
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+        os.sched_setscheduler(0, before[0], before[1])
+        allowed = True
+    except PermissionError:
+        allowed = False
+    assert lh.fifo_permitted(1) is allowed
+
+
 @pytest.mark.parametrize('arm', bundled_robots())
 def test_rviz_is_fixed_on_each_arms_root_link(arm) -> None:
     """The RViz configuration names a frame robot_state_publisher publishes for this arm."""

@@ -25,7 +25,7 @@ Plain functions without launch imports, so they are unit-tested without a ROS in
 """
 
 import os
-from typing import Iterable
+from typing import Callable, Iterable
 
 from manip_dynamics.bundled import bundled_robots, urdf_path
 from manip_dynamics.ros.runtime.node_runtime import THREAD_PRIORITIES, THREAD_PRIORITY
@@ -149,6 +149,69 @@ def is_true(value: str, name: str = '') -> bool:
     if name:
         raise LaunchArgumentError('%s:=%s: expected true or false' % (name, value))
     raise LaunchArgumentError('expected true or false, got %r' % value)
+
+
+#: The ``thread_priority`` launch argument's default (control.launch.py, sim.launch.py): the
+#: SCHED_FIFO priority of the simulator, the commanding nodes and the observer. Below
+#: controller_manager's update loop (its own default, 50) and below the rest of
+#: controller_manager (:data:`MANAGER_ABOVE_NODES`), above everything on the normal
+#: scheduler. Measured behind the real controller_manager with a busy core
+#: (docs/ROS2_CONTROL.md): nodes at 50 over a controller_manager whose other threads ran on
+#: the normal scheduler starved those threads (``/joint_states`` at 72 to 132 Hz instead of
+#: 500); nodes at 40 under a controller_manager at 45 kept its 2 ms period and 474 Hz.
+NODE_PRIORITY = 40
+#: How far above the nodes' priority control.launch.py runs controller_manager's process
+#: (its executor, the topic-based hardware's subscription, joint_state_broadcaster's
+#: publisher thread; its update loop then sets its own ``thread_priority``).
+MANAGER_ABOVE_NODES = 5
+
+
+def fifo_permitted(priority: int) -> bool:
+    """
+    Return whether this system lets a new process run at SCHED_FIFO ``priority``.
+
+    Tried with ``chrt`` (util-linux) on ``true``: root, CAP_SYS_NICE or an rtprio limit of
+    at least ``priority`` permit it; a container or a user session often does not.
+
+    :param priority: 1 to 99.
+    """
+    import shutil
+    import subprocess
+    chrt = shutil.which('chrt')
+    if chrt is None:
+        return False
+    try:
+        return subprocess.run([chrt, '-f', str(priority), 'true'], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def manager_prefix(node_priority: int,
+                   permitted: Callable[[int], bool] = fifo_permitted) -> tuple[str | None, str]:
+    """
+    Return the command prefix of controller_manager's process, and what it means.
+
+    When the suite's nodes run at SCHED_FIFO, controller_manager's whole process runs
+    :data:`MANAGER_ABOVE_NODES` above them (``chrt -f``): the nodes it feeds never outrank
+    the threads that receive the hardware's state and publish ``/joint_states``. Its update
+    loop sets its own priority (``thread_priority``, 50) on top of that.
+
+    :param node_priority: The nodes' ``thread_priority`` (0: the normal scheduler).
+    :param permitted: Whether a process may run at a SCHED_FIFO priority
+        (:func:`fifo_permitted`).
+    :return: ``(prefix, note)``: the prefix (None: none) and a line for the launch's log,
+        a warning when the system refuses.
+    """
+    if node_priority <= 0:
+        return None, 'controller_manager on the normal scheduler (thread_priority:=0)'
+    priority = min(node_priority + MANAGER_ABOVE_NODES, 99)
+    if not permitted(priority):
+        return None, ('warning: this system refuses SCHED_FIFO priority %d (needs root, '
+                      'CAP_SYS_NICE or an rtprio limit): controller_manager, apart from its '
+                      'update loop, runs on the normal scheduler' % priority)
+    return 'chrt -f %d' % priority, ('controller_manager at SCHED_FIFO %d, above the nodes '
+                                     'at %d' % (priority, node_priority))
 
 
 def loop_priority(value: str) -> dict[str, int]:

@@ -75,6 +75,7 @@ from rcl_interfaces.msg import Log
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.clock import Clock, ClockType
 from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.serialization import deserialize_message
 from rclpy.task import Future
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
@@ -197,8 +198,16 @@ class FeedforwardFilterNode(GuardedNode):
         group = MutuallyExclusiveCallbackGroup()
         self.source = RobotDescriptionSource(self, urdf, build, on_model=self._set_model,
                                              callback_group=MutuallyExclusiveCallbackGroup())
+        # The streams (joint states, JTC's state, the contact flag: 500 Hz each behind
+        # controller_manager) run on a lane of their own: the executor's wait set holds the
+        # actions' many entities, and waking it per sample cost the node half a core. The
+        # lane only records; what acts (a hold, a stop) is handed to the executor, where the
+        # goals' coroutines run (:meth:`_defer`).
+        self._due: dict[str, tuple] = {}   # kind -> (call, args) the executor runs next
+        self._wake = self.create_guard_condition(self._run_due, callback_group=group)
+        streams = self.create_lane('streams').group
         self.create_subscription(JointState, '/joint_states', self._joint_states,
-                                 JOINT_STATES_QOS, callback_group=group)
+                                 JOINT_STATES_QOS, callback_group=streams)
         self.create_subscription(JointTrajectory, '~/joint_trajectory', self._topic_plan, 10,
                                  callback_group=group)
         self.contact_topic = ''
@@ -206,7 +215,7 @@ class FeedforwardFilterNode(GuardedNode):
             from manip_dynamics_interfaces.msg import Contact
             self.contact_topic = '/%s/contact' % self.observer_namespace.strip('/')
             self.create_subscription(Contact, self.contact_topic, self._contact, 10,
-                                     callback_group=group)
+                                     callback_group=streams)
         self._Action = self._action_type()
         if self.downstream == 'action' and self._Action is None:
             raise StartupError('downstream: action needs control_msgs, which is not '
@@ -217,16 +226,17 @@ class FeedforwardFilterNode(GuardedNode):
         self._topic_pub = self.create_publisher(JointTrajectory, self._jtc_topic, 10)
         self._client = None
         self._jtc_state_wall = -1.0   # monotonic time of JTC's last controller_state
-        self._jtc_reference: tuple | None = None   # its (joint_names, reference positions)
+        self._jtc_state_raw: bytes | None = None   # that message, serialized
         if use_action:
             from control_msgs.msg import JointTrajectoryControllerState
             from rclpy.action import ActionClient
+            self._JtcState = JointTrajectoryControllerState
             self._client = ActionClient(self, self._Action, self._jtc_action,
                                         callback_group=group)
             # JTC publishes its state only while active: the sign that it became active
             self.create_subscription(
                 JointTrajectoryControllerState, '/%s/controller_state' % self.controller_name,
-                self._jtc_state, JOINT_STATES_QOS, callback_group=group)
+                self._jtc_state, JOINT_STATES_QOS, callback_group=streams, raw=True)
             # JTC says why it refuses a goal only in its log
             self.create_subscription(Log, '/rosout', self._rosout, 50, callback_group=group)
         served = self._serve_action(group)
@@ -304,36 +314,64 @@ class FeedforwardFilterNode(GuardedNode):
                     SETTLED_SPEED * SETTLED_TIME:
                 settle[1] = (self._stamp, q)
             elif self._stamp - settle[1][0] >= SETTLED_TIME:
-                # at rest now: hold here (JTC's hold and the first one are at the pose the
-                # arm had when it stopped being driven; it came to rest a little farther,
-                # and a PD pulling it back against friction slips in steps)
-                self._settle = None
-                self._hold('at rest after: %s' % settle[0])
+                self._defer('settled', self._settled, settle)
         run = self._run
         if run is not None and run.downstream is None and run.finished is not None and \
                 not run.finished.done() and self._stamp >= run.end:
-            run.finished.set_result(True)   # downstream topic: the plan's time is up
+            self._defer('time up', self._time_up, run)
+
+    def _defer(self, kind: str, call: Any, *args: Any) -> None:
+        """From the lane: have the executor run ``call(*args)`` (once per kind pending)."""
+        if kind not in self._due:
+            self._due[kind] = (call, args)
+            self._wake.trigger()
+
+    def _run_due(self) -> None:
+        """On the executor: run what the lane handed over, oldest first."""
+        while self._due:
+            kind = next(iter(self._due))
+            call, args = self._due.pop(kind)
+            call(*args)
+
+    def _settled(self, settle: list) -> None:
+        """
+        The arm has come to rest after a stop: hold there.
+
+        JTC's hold and the first one are at the pose the arm had when it stopped being
+        driven; it came to rest a little farther, and a PD pulling it back against friction
+        slips in steps.
+        """
+        if self._settle is settle and self._run is None:
+            self._settle = None
+            self._hold('at rest after: %s' % settle[0])
+
+    @staticmethod
+    def _time_up(run: GoalRun) -> None:
+        """Downstream topic: the plan's time is up on the joint states' clock."""
+        if run.finished is not None and not run.finished.done():
+            run.finished.set_result(True)
 
     def _rosout(self, msg: Log) -> None:
         """Keep JTC's recent error lines: its only word on why it refused a goal."""
         if msg.level >= Log.ERROR and msg.name.split('.')[-1] == self.controller_name:
             self._jtc_log.append((time.monotonic(), msg.msg))
 
-    def _jtc_state(self, msg: Any) -> None:
+    def _jtc_state(self, raw: bytes) -> None:
+        """JTC's controller_state (serialized: read only when needed, it is large)."""
         now = time.monotonic()
         silent = now - self._jtc_state_wall >= ACTIVE_SILENCE
         self._jtc_state_wall = now
-        self._jtc_reference = (list(msg.joint_names), list(msg.reference.positions))
+        self._jtc_state_raw = raw
         if not self._jtc_seen:
             # JTC has just become active and holds with its PID alone: the gravity hold goes
             # out now, not at the next watch period (a soft arm sags fast meanwhile), and to
             # the pose of the newest joint state stamped before JTC's first update, which its
             # first command had not yet moved (the previous controller's hold)
             if silent:
-                first = stamp_seconds(msg.header.stamp)
+                first = stamp_seconds(deserialize_message(raw, self._JtcState).header.stamp)
                 before = [q for stamp, q in self._recent if stamp < first]
                 self._before_jtc = before[-1] if before else None
-            self._watch_jtc()
+            self._defer('jtc seen', self._watch_jtc)
 
     def _jtc_hold_pose(self) -> np.ndarray | None:
         """
@@ -344,10 +382,11 @@ class FeedforwardFilterNode(GuardedNode):
         gravity, which moves the arm until the node's hold arrives); the node's hold goes to
         that same pose with its own gravity torques, so the arm ends where it stopped.
         """
-        model = self._model
-        if model is None or self._jtc_reference is None:
+        model, raw = self._model, self._jtc_state_raw
+        if model is None or raw is None:
             return None
-        names, positions = self._jtc_reference
+        state = deserialize_message(raw, self._JtcState)
+        names, positions = list(state.joint_names), list(state.reference.positions)
         if len(names) != len(positions) or not set(model.joint_names) <= set(names):
             return None
         q = np.array([positions[names.index(name)] for name in model.joint_names])
@@ -452,6 +491,14 @@ class FeedforwardFilterNode(GuardedNode):
         return True
 
     def _contact(self, msg: Any) -> None:
+        """From the lane: a contact flag that may stop a plan, or end a push, to the executor."""
+        fresh = self._stamp - stamp_seconds(msg.header.stamp) <= self.max_contact_age
+        if msg.contact and fresh and self._busy():
+            self._defer('contact', self._contact_acted, msg)
+        elif not msg.contact and fresh and self._rehold:
+            self._defer('contact ended', self._contact_acted, msg)
+
+    def _contact_acted(self, msg: Any) -> None:
         """Stop a running plan and hold on a fresh contact flag (module docstring)."""
         if not msg.contact:
             if self._rehold and self._stamp - stamp_seconds(msg.header.stamp) <= \
