@@ -31,7 +31,7 @@ rclpy = require_rclpy()
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402, I100
 from std_msgs.msg import Int32  # noqa: E402
 
-from manip_dynamics.ros.runtime.node_runtime import GuardedNode  # noqa: E402
+from manip_dynamics.ros.runtime.guarded_node import GuardedNode  # noqa: E402
 
 pytestmark = [pytest.mark.rostest]
 

@@ -33,7 +33,8 @@ from typing import Any
 from std_msgs.msg import String
 
 from manip_dynamics.model import precheck_urdf
-from manip_dynamics.ros.runtime.node_runtime import GuardedNode, run_node
+from manip_dynamics.ros.runtime.guarded_node import GuardedNode
+from manip_dynamics.ros.runtime.node_runtime import run_node
 from manip_dynamics.ros.runtime.robot_description import (
     report_startup_error, ROBOT_DESCRIPTION_QOS, STARTUP_ERRORS, StartupError)
 

@@ -60,9 +60,9 @@ from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.runtime.conversions import (
     array_to_wrench, command_to_model_order, joint_state_arrays, joint_state_message)
 from manip_dynamics.ros.runtime.glitch_parameters import declare_gate_parameters
+from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.listeners import ListenerCheck
-from manip_dynamics.ros.runtime.node_runtime import (
-    GuardedNode, KindThrottle, passes_message_info, run_node)
+from manip_dynamics.ros.runtime.node_runtime import KindThrottle, passes_message_info, run_node
 from manip_dynamics.ros.runtime.payloads import apply_payload_request, Payloads, reapply_payloads
 from manip_dynamics.ros.runtime.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,

@@ -89,7 +89,8 @@ from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.runtime.conversions import (
     joint_state_arrays, stamp_seconds, time_msg)
-from manip_dynamics.ros.runtime.node_runtime import GuardedNode, run_node
+from manip_dynamics.ros.runtime.guarded_node import GuardedNode
+from manip_dynamics.ros.runtime.node_runtime import run_node
 from manip_dynamics.ros.runtime.robot_description import (
     declare_model_parameters, param_bool, param_choice, param_float, param_float_list,
     param_string, report_startup_error, RobotDescriptionSource, STARTUP_ERRORS, StartupError)

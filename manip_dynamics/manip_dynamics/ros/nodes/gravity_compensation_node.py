@@ -65,8 +65,8 @@ from manip_dynamics.ros.runtime.conversions import (
     float64_multi_array, joint_state_arrays, stamp_seconds)
 from manip_dynamics.ros.runtime.glitch_parameters import (
     declare_gate_parameters, declare_stale_action, GateParameters, held_back_or_implausible)
-from manip_dynamics.ros.runtime.node_runtime import (
-    GuardedNode, KindThrottle, run_node, send_last_zero)
+from manip_dynamics.ros.runtime.guarded_node import GuardedNode
+from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node, send_last_zero
 from manip_dynamics.ros.runtime.payloads import (
     apply_payload_request, declare_payload_parameters, Payloads)
 from manip_dynamics.ros.runtime.robot_description import (

@@ -80,7 +80,8 @@ from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.launch_support.ros2_control_setup import default_initial_positions
 from manip_dynamics.ros.runtime.conversions import time_msg
 from manip_dynamics.ros.runtime.external_push import ExternalPushes
-from manip_dynamics.ros.runtime.node_runtime import GuardedNode, KindThrottle, run_node
+from manip_dynamics.ros.runtime.guarded_node import GuardedNode
+from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node
 from manip_dynamics.ros.runtime.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
     param_strings, report_startup_error, RobotDescriptionSource, STARTUP_ERRORS,

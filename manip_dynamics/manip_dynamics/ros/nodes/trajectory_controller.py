@@ -80,9 +80,9 @@ from manip_dynamics.ros.runtime.conversions import (
     float64_multi_array, joint_state_arrays, stamp_seconds)
 from manip_dynamics.ros.runtime.glitch_parameters import (
     declare_gate_parameters, declare_stale_action, held_back_or_implausible)
+from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.listeners import ListenerCheck
-from manip_dynamics.ros.runtime.node_runtime import (
-    GuardedNode, KindThrottle, run_node, send_last_zero)
+from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node, send_last_zero
 from manip_dynamics.ros.runtime.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_float, param_float_list, param_range,
     param_string, param_strings, report_startup_error, RobotDescriptionSource,

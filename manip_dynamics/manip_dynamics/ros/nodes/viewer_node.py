@@ -51,7 +51,8 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 
 from manip_dynamics.robot_model import RobotModel
-from manip_dynamics.ros.runtime.node_runtime import GuardedNode, run_node
+from manip_dynamics.ros.runtime.guarded_node import GuardedNode
+from manip_dynamics.ros.runtime.node_runtime import run_node
 from manip_dynamics.ros.runtime.payloads import (
     apply_payload_request, declare_payload_parameters, Payloads, reapply_payloads)
 from manip_dynamics.ros.runtime.robot_description import (

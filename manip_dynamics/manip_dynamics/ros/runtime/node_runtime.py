@@ -28,12 +28,11 @@ What every node of the package does around its Node subclass: start, spin, stop,
   malformed message does not hide the next, different one. It keeps its own clock: rclpy's
   ``throttle_duration_sec`` throttles per call site, and Kilted's rclpy raises when one call
   site is used with two throttle durations.
-* :class:`GuardedNode` is the base class of every node of the package: each subscription,
-  timer, service and guard-condition callback it creates (also those that helpers such as
-  the robot_description source create on it) goes through :func:`guarded`, so that no
-  exception ever leaves a callback into rclpy's executor (which would end the node): it is
-  logged with its traceback (throttled per callback) and, for a service, answered with
-  ``success: false`` and the message.
+* :func:`guarded` and :func:`guarded_service` wrap a callback so that no exception ever
+  leaves it into rclpy's executor (which would end the node): it is logged with its
+  traceback (throttled per callback) and, for a service, answered with ``success: false``
+  and the message. :class:`~manip_dynamics.ros.runtime.guarded_node.GuardedNode`, the base
+  class of every node of the package, wraps each callback it creates with them.
 """
 
 from collections import OrderedDict
@@ -237,118 +236,6 @@ def guarded_service(node: Any, callback: Callable, srv_type: Any) -> Callable:
     return wrapper
 
 
-def _guarded_node_class() -> type:
-    """Return :class:`GuardedNode` (built on first use: rclpy is imported only then)."""
-    from rclpy.node import Node
-
-    class GuardedNode(Node):
-        """
-        An rclpy Node whose every callback goes through :func:`guarded`.
-
-        It also declares ``allow_duplicate_name`` (read-only, default false): whether
-        :func:`run_node` may run it beside another node of the same name.
-
-        Its callbacks hold ``callback_lock`` (a re-entrant lock) while they run, so they run
-        one at a time also where :meth:`create_lane` gives some of them a thread of their
-        own; code that runs outside a callback (an action's coroutine, a worker thread) takes
-        it to change what the callbacks read.
-        """
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            """
-            Create the node (arguments as :class:`rclpy.node.Node`).
-
-            It announces when and where it started on ``~/_started`` (std_msgs/String
-            ``"<start ns> <pid> <host>"``, transient local) and listens there, so that of
-            two nodes of one name the younger one knows it is the younger one.
-            """
-            # before Node.__init__: the parameter services it creates are wrapped with it
-            self.callback_lock = threading.RLock()
-            self.callback_lanes: list[Any] = []
-            super().__init__(*args, **kwargs)
-            from rcl_interfaces.msg import ParameterDescriptor
-            from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-            from std_msgs.msg import String
-            value = self.declare_parameter(
-                'allow_duplicate_name', False, ParameterDescriptor(
-                    description='Run even when a node of the same name is already on the '
-                    "graph (two nodes of one name answer each other's requests)",
-                    read_only=True)).value
-            self.allow_duplicate_name = value is True
-            self.started_ns = time.time_ns()
-            self.others_started: dict[str, tuple[int, int, str]] = {}
-            self._start_token = '%d %d %s' % (self.started_ns, os.getpid(),
-                                              socket.gethostname())
-            qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
-            self._start_pub = self.create_publisher(String, '~/_started', qos)
-            self.create_subscription(String, '~/_started', self._started_callback, qos)
-            self._start_pub.publish(String(data=self._start_token))
-
-        def _started_callback(self, msg: Any) -> None:
-            """Remember another node of this name: its start time, process and host."""
-            if msg.data == self._start_token:
-                return
-            start, pid, host = msg.data.split(' ', 2)
-            self.others_started[msg.data] = (int(start), int(pid), host)
-
-        def create_subscription(self, msg_type: Any, topic: str, callback: Callable,
-                                *args: Any, **kwargs: Any) -> Any:
-            """Create a subscription whose callback cannot raise into the executor."""
-            return super().create_subscription(msg_type, topic, guarded(self, callback),
-                                               *args, **kwargs)
-
-        def create_timer(self, timer_period_sec: float, callback: Callable,
-                         *args: Any, **kwargs: Any) -> Any:
-            """Create a timer whose callback cannot raise into the executor."""
-            return super().create_timer(timer_period_sec, guarded(self, callback),
-                                        *args, **kwargs)
-
-        def create_service(self, srv_type: Any, srv_name: str, callback: Callable,
-                           *args: Any, **kwargs: Any) -> Any:
-            """Create a service whose callback answers ``success: false`` on an error."""
-            return super().create_service(srv_type, srv_name,
-                                          guarded_service(self, callback, srv_type),
-                                          *args, **kwargs)
-
-        def create_guard_condition(self, callback: Callable, *args: Any,
-                                   **kwargs: Any) -> Any:
-            """Create a guard condition whose callback cannot raise into the executor."""
-            return super().create_guard_condition(guarded(self, callback), *args, **kwargs)
-
-        def create_lane(self, name: str) -> Any:
-            """
-            Return a new :class:`~manip_dynamics.ros.runtime.callback_lane.CallbackLane`.
-
-            Subscriptions and timers created with its ``group`` as callback group run on the
-            lane's thread once :func:`run_node` starts it (on the executor until then).
-            """
-            from manip_dynamics.ros.runtime.callback_lane import CallbackLane
-            lane = CallbackLane(self, name)
-            self.callback_lanes.append(lane)
-            return lane
-
-        def stop_lanes(self) -> None:
-            """Stop every lane's thread (each ends its current callback first)."""
-            for lane in self.callback_lanes:
-                lane.stop()
-
-        def destroy_node(self) -> None:
-            """Stop the lanes, then destroy the node."""
-            self.stop_lanes()
-            super().destroy_node()
-    return GuardedNode
-
-
-def __getattr__(name: str) -> Any:
-    """Return :class:`GuardedNode` lazily (this module is imported before rclpy is needed)."""
-    if name == 'GuardedNode':
-        cls = _guarded_node_class()
-        globals()['GuardedNode'] = cls
-        return cls
-    raise AttributeError('module %r has no attribute %r' % (__name__, name))
-
-
 #: For how long after its start a node looks for an older node of the same name [s], and
 #: how often. Node names travel on their own discovery topic: 1.8 s on this machine's
 #: loopback, so the window is 5 s; after it, a duplicate that appears is only warned about
@@ -407,93 +294,33 @@ def duplicate_name_message(node: Any, final: bool = False) -> str | None:
             'parameter allow_duplicate_name:=true' % (full, who))
 
 
-def _fallback_kernel_steps() -> list[tuple[str, Callable[[], object]]]:
-    """
-    Return (name, call) pairs that exercise every numba kernel the nodes use.
-
-    Kernels are compiled per argument type, not per robot, so a small bundled arm compiles
-    them for every model. Used until the library's own precompile module exists.
-    """
-    import numpy as np
-
-    from manip_dynamics.bundled import urdf_path
-    from manip_dynamics.robot_model import RobotModel
-    from manip_dynamics.simulation import Simulator
-
-    model = RobotModel.from_urdf_file(urdf_path('cobot7'))
-    tip = model.tip_link or model.link_names[-1]
-    z = np.zeros(model.dof)
-    zz = np.zeros((2, model.dof))
-    q = np.clip(z, model.position_lower, model.position_upper)
-
-    def simulate() -> None:
-        for integrator in ('semi_implicit_euler', 'rk4'):
-            Simulator(model, q, integrator=integrator).step(z, steps=2)
-    return [
-        ('inverse dynamics', lambda: model.inverse_dynamics(q, z, z)),
-        ('trajectory inverse dynamics', lambda: model.inverse_dynamics(zz + q, zz, zz)),
-        ('gravity and Coriolis torques', lambda: (model.gravity_torques(q),
-                                                  model.coriolis_torques(q, z),
-                                                  model.friction_torques(z))),
-        ('mass matrix', lambda: model.mass_matrix(q)),
-        ('Coriolis matrix', lambda: model.coriolis_matrix(q, z)),
-        ('forward dynamics', lambda: model.forward_dynamics(q, z, z)),
-        ('Cartesian dynamics', lambda: model.cartesian_dynamics(q, z, tip)),
-        ('energies', lambda: (model.kinetic_energy(q, z), model.potential_energy(q))),
-        ('simulator', simulate),
-    ]
-
-
-def prepare_kernels(logger: Any, slow: float = 0.5) -> float:
+def prepare_kernels(logger: Any) -> float:
     """
     Compile (or load from numba's disk cache) every dynamics kernel the nodes use.
 
-    With the library's :mod:`manip_dynamics.precompile` (the same code ``make build`` and
+    Through :mod:`manip_dynamics.precompile` (the same code ``make build`` and
     ``manip-dynamics precompile`` run): nothing happens when its cache check says warm;
     otherwise one line per step, ``compiling dynamics kernels (first start after install):
-    k/N <what>``. Without that module, a fallback calls every kernel once and logs a line
-    for each call slower than ``slow`` (a compile, not a cache load).
+    k/N <what>``.
 
     :param logger: The rclpy logger to report on (the node does not exist yet).
-    :param slow: Fallback only: a call longer than this [s] is reported as compiled.
     :return: Wall time spent [s].
     """
+    from manip_dynamics import precompile
     start = time.monotonic()
-    try:
-        from manip_dynamics import precompile
-    except ImportError:
-        precompile = None
-    if precompile is not None:
-        def progress(done: int, total: int, label: str) -> None:
-            logger.info(precompile.format_progress(done, total, label))
-        state = precompile.cache_state()
-        if not state.warm:
-            logger.info('%s: cache cold (%s); compiling, or waiting for another process that '
-                        'compiles them' % (precompile.PROGRESS_PREFIX, state.reason))
-        report = precompile.precompile(progress)
-        if report.compiled:
-            logger.info('dynamics kernels ready after %.1f s (compiled once into %s; later '
-                        'starts load them from there)' % (report.seconds,
-                                                          ', '.join(report.directories)))
-        return time.monotonic() - start
-    steps = _fallback_kernel_steps()
-    compiled = 0
-    for k, (what, call) in enumerate(steps, start=1):
-        t0 = time.monotonic()
-        try:
-            call()
-        except ValueError:
-            pass  # e.g. a singular matrix at this pose: the kernel compiled all the same
-        took = time.monotonic() - t0
-        if took > slow:
-            compiled += 1
-            logger.info('compiling dynamics kernels (first start after install): %d/%d '
-                        '%s (%.1f s)' % (k, len(steps), what, took))
-    total = time.monotonic() - start
-    if compiled:
-        logger.info('dynamics kernels ready after %.1f s (compiled once; later starts load '
-                    'them from the cache)' % total)
-    return total
+
+    def progress(done: int, total: int, label: str) -> None:
+        logger.info(precompile.format_progress(done, total, label))
+    state = precompile.cache_state()
+    if not state.warm:
+        logger.info('%s: cache cold (%s); compiling, or waiting for another process that '
+                    'compiles them' % (precompile.PROGRESS_PREFIX, state.reason))
+    report = precompile.precompile(progress)
+    if report.compiled:
+        logger.info('dynamics kernels ready after %.1f s (compiled once into %s; later '
+                    'starts load them from there)' % (report.seconds,
+                                                      ', '.join(report.directories)))
+    return time.monotonic() - start
 
 
 def send_last_zero(node: Any) -> None:

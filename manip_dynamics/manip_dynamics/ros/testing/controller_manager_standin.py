@@ -94,7 +94,8 @@ from trajectory_msgs.msg import JointTrajectory
 from manip_dynamics.control.computed_torque import TimedPoints
 from manip_dynamics.control.trajectory_goal import ZERO_VELOCITY
 from manip_dynamics.ros.runtime.conversions import stamp_seconds
-from manip_dynamics.ros.runtime.node_runtime import GuardedNode, run_node
+from manip_dynamics.ros.runtime.guarded_node import GuardedNode
+from manip_dynamics.ros.runtime.node_runtime import run_node
 from manip_dynamics.ros.runtime.robot_description import (
     param_bool, param_choice, param_float, param_float_list, param_string, param_strings,
     report_startup_error, STARTUP_ERRORS, StartupError)
