@@ -31,6 +31,8 @@ Some arms add gravity themselves: :data:`GRAVITY_MODES` names the choice.
   adds it in the controller box).
 """
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -68,3 +70,30 @@ def feedforward_torques(model, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *,
     if gravity == 'exclude':
         tau = tau - model.gravity_torques(q)
     return tau
+
+
+def joint_trajectory_with_feedforward(trajectory: Any, rate: float, model,
+                                      gravity: str = 'include') -> dict:
+    """
+    Return a retimed trajectory as trajectory_msgs/JointTrajectory fields, efforts filled.
+
+    Each point's ``effort`` holds :func:`feedforward_torques` at its state: what
+    joint_trajectory_controller adds to its PID output.
+
+    :param trajectory: A :class:`~manip_dynamics.planning.retiming.RetimedTrajectory`
+        (anything with ``joint_names`` and ``to_joint_trajectory(rate, efforts=...)``).
+    :param rate: Points per second [Hz], > 0.
+    :param model: The :class:`~manip_dynamics.RobotModel` it was retimed with.
+    :param gravity: ``'include'`` or ``'exclude'`` (for drivers that add gravity themselves).
+    :return: The plain document of ``to_joint_trajectory``.
+    :raises ValueError: A model of other joints, a bad rate or gravity mode.
+    """
+    if tuple(model.joint_names) != tuple(trajectory.joint_names):
+        raise ValueError("the model's joints %s are not the trajectory's %s"
+                         % (list(model.joint_names), list(trajectory.joint_names)))
+    if gravity not in GRAVITY_MODES:
+        raise ValueError('gravity must be one of %s, got %r'
+                         % (', '.join(GRAVITY_MODES), gravity))
+    return trajectory.to_joint_trajectory(
+        rate, efforts=lambda q, qd, qdd: feedforward_torques(model, q, qd, qdd,
+                                                             gravity=gravity))

@@ -36,7 +36,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from manip_dynamics.control.computed_torque import TimedPoints
 from manip_dynamics.control.feedforward import feedforward_torques, GRAVITY_MODES
+from manip_dynamics.errors import InputError
+from manip_dynamics.planning.retiming import retime
 
 FloatArray = NDArray[np.float64]
 
@@ -172,9 +175,6 @@ def plan_with_feedforward(model, joint_names, times: ArrayLike, positions: Array
         outside the limits, or a plan over a limit with ``'refuse'`` (joint, time, value
         and limit named); a retiming that fails (its reason).
     """
-    from manip_dynamics.control.computed_torque import TimedPoints
-    from manip_dynamics.errors import InputError
-
     if on_infeasible not in ON_INFEASIBLE:
         raise ValueError('on_infeasible must be one of %s, got %r'
                          % (', '.join(ON_INFEASIBLE), on_infeasible))
@@ -224,8 +224,6 @@ def plan_with_feedforward(model, joint_names, times: ArrayLike, positions: Array
 def _retimed(model, q: FloatArray, qdd: FloatArray, acceleration_limits, gravity: str,
              v_use: float, e_use: float, over: str) -> PlannedMotion:
     """Retime through the plan's points (:func:`plan_with_feedforward`)."""
-    from manip_dynamics.planning.retiming import retime
-
     keep = np.concatenate([[True], np.any(np.abs(np.diff(q, axis=0)) > 1e-9, axis=1)])
     waypoints = q[keep]
     if len(waypoints) < 2:

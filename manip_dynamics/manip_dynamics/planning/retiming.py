@@ -45,6 +45,7 @@ TOPP-RA's own output guarantees its limits only at its grid points (0.2 to 1.3 %
 between them on the arms issue 20 tried).
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 import math
 
@@ -190,8 +191,9 @@ class RetimedTrajectory:
         qdd = dq * sdd[:, None] + ddq * (sd * sd)[:, None]
         return q, qd, qdd
 
-    def to_joint_trajectory(self, rate: float = 100.0, *, model=None,
-                            gravity: str = 'include') -> dict:
+    def to_joint_trajectory(self, rate: float = 100.0, *,
+                            efforts: Callable[[FloatArray, FloatArray, FloatArray],
+                                              FloatArray] | None = None) -> dict:
         """
         Return the trajectory sampled at ``rate`` as trajectory_msgs/JointTrajectory fields.
 
@@ -202,13 +204,11 @@ class RetimedTrajectory:
         into the message.
 
         :param rate: Points per second [Hz], > 0.
-        :param model: With a :class:`~manip_dynamics.RobotModel` (the one retimed with),
-            ``effort`` holds the feed-forward torques at every point [N m or N]
-            (:func:`manip_dynamics.control.feedforward.feedforward_torques`: inverse
-            dynamics with rotor inertia and friction at the desired velocity, what
-            joint_trajectory_controller adds to its PID output); without, it is empty.
-        :param gravity: ``'include'`` or ``'exclude'`` (for drivers that add gravity
-            themselves), with ``model``.
+        :param efforts: ``efforts(q, qd, qdd)`` -> the torques at the points [N m or N],
+            each argument and the result (N, n) in the trajectory's joint order, for each
+            point's ``effort`` (the feed-forward torques:
+            :func:`manip_dynamics.control.feedforward.joint_trajectory_with_feedforward`);
+            None: ``effort`` is empty.
         """
         if not (math.isfinite(rate) and rate > 0.0):
             raise ValueError('rate must be > 0 Hz, got %r' % rate)
@@ -218,18 +218,13 @@ class RetimedTrajectory:
         keep = np.concatenate([[True], np.diff(times) > 1e-6])
         times = times[keep]
         q, qd, qdd = self.sample(times)
-        efforts = [[] for _ in times]
-        if model is not None:
-            from manip_dynamics.control.feedforward import feedforward_torques
-            if tuple(model.joint_names) != tuple(self.joint_names):
-                raise ValueError("the model's joints %s are not the trajectory's %s"
-                                 % (list(model.joint_names), list(self.joint_names)))
-            efforts = feedforward_torques(model, q, qd, qdd, gravity=gravity).tolist()
+        torques = [[] for _ in times] if efforts is None else \
+            np.asarray(efforts(q, qd, qdd), dtype=np.float64).tolist()
         points = []
         for k, t in enumerate(times):
             sec, nanosec = divmod(int(round(float(t) * 1e9)), 1_000_000_000)
             points.append({'positions': q[k].tolist(), 'velocities': qd[k].tolist(),
-                           'accelerations': qdd[k].tolist(), 'effort': efforts[k],
+                           'accelerations': qdd[k].tolist(), 'effort': torques[k],
                            'time_from_start': {'sec': sec, 'nanosec': nanosec}})
         return {'joint_names': list(self.joint_names), 'points': points}
 

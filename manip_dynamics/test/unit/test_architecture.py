@@ -102,8 +102,8 @@ def test_no_module_imports_a_layer_above_its_own(module):
         module, own, ', '.join('%s (layer %d)' % (m, layer_of(m)) for m in above))
 
 
-def test_no_import_cycle():
-    """Tarjan's strongly connected components of the module graph: all of size one."""
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's strongly connected components of ``graph`` larger than one node."""
     index, low, stack, on_stack, cycles = {}, {}, [], set(), []
     counter = [0]
 
@@ -112,7 +112,7 @@ def test_no_import_cycle():
         counter[0] += 1
         stack.append(node)
         on_stack.add(node)
-        for succ in GRAPH[node]:
+        for succ in graph[node]:
             if succ not in index:
                 visit(succ)
                 low[node] = min(low[node], low[succ])
@@ -128,12 +128,50 @@ def test_no_import_cycle():
                     break
             if len(component) > 1:
                 cycles.append(sorted(component))
-    for node in sorted(GRAPH):
+    for node in sorted(graph):
         if node not in index:
             visit(node)
+    return cycles
+
+
+def test_no_import_cycle():
+    """The module graph (function-local imports included) has no cycle."""
+    cycles = _cycles(GRAPH)
     # a package's __init__ re-exporting its own modules is not a cycle with them
     cycles = [c for c in cycles if not all(m.startswith(c[0] + '.') or m == c[0] for m in c)]
     assert not cycles, 'import cycles: %s' % cycles
+
+
+def _folder(module: str) -> str:
+    """Return the package folder (or top-level module) ``manip_dynamics.<folder>...`` is in."""
+    parts = module.split('.')
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def _folder_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Return the imports between folders: one arrow per pair, own-folder imports left out."""
+    folders: dict[str, set[str]] = {}
+    for module, imported in graph.items():
+        folders.setdefault(_folder(module), set()).update(
+            _folder(m) for m in imported if _folder(m) != _folder(module))
+    for targets in list(folders.values()):
+        for target in targets:
+            folders.setdefault(target, set())
+    return folders
+
+
+def test_folders_import_each_other_in_one_direction():
+    """No two folders import each other, directly or around a ring (e.g. control, planning)."""
+    cycles = _cycles(_folder_graph(GRAPH))
+    assert not cycles, 'folders importing each other: %s' % cycles
+
+
+def test_the_folder_rule_catches_two_folders_importing_each_other():
+    """The checker itself: control -> planning and planning -> control is a cycle."""
+    graph = {'manip_dynamics.control.a': {'manip_dynamics.planning.b'},
+             'manip_dynamics.planning.b': {'manip_dynamics.control.c'},
+             'manip_dynamics.control.c': set()}
+    assert _cycles(_folder_graph(graph)) == [['control', 'planning']]
 
 
 def test_the_rule_catches_an_upward_import():

@@ -28,7 +28,8 @@ from test_closed_forms import craig_tau as craig_6_58
 
 from manip_dynamics import RobotModel
 from manip_dynamics.bundled import urdf_path
-from manip_dynamics.control.feedforward import feedforward_torques
+from manip_dynamics.control.feedforward import (
+    feedforward_torques, joint_trajectory_with_feedforward)
 from manip_dynamics.planning import retime
 from manip_dynamics.simulation import Simulator
 
@@ -128,7 +129,7 @@ def cobot7():
 def test_retimed_points_carry_the_feedforward_at_their_states(cobot7):
     path = PATH
     traj = retime(cobot7, path, acceleration_limits=3.0)
-    doc = traj.to_joint_trajectory(50.0, model=cobot7)
+    doc = joint_trajectory_with_feedforward(traj, 50.0, cobot7)
     without = traj.to_joint_trajectory(50.0)
     assert all(point['effort'] == [] for point in without['points'])
     q = np.array([p['positions'] for p in doc['points']])
@@ -142,7 +143,7 @@ def test_retimed_points_carry_the_feedforward_at_their_states(cobot7):
                     + cobot7.coriolis_matrix(q[k], qd[k]) @ qd[k]
                     + cobot7.gravity_torques(q[k]) + cobot7.friction_torques(qd[k]))
         np.testing.assert_allclose(effort[k], expected, rtol=1e-8, atol=1e-8)
-    exclude = traj.to_joint_trajectory(50.0, model=cobot7, gravity='exclude')
+    exclude = joint_trajectory_with_feedforward(traj, 50.0, cobot7, gravity='exclude')
     np.testing.assert_allclose(
         np.array([p['effort'] for p in exclude['points']]),
         effort - cobot7.gravity_torques(q), atol=1e-9)
@@ -177,4 +178,4 @@ def test_the_feedforward_alone_drives_the_simulated_arm_along_the_trajectory(cob
 def test_a_model_of_another_arm_is_refused(cobot7, arm):
     traj = retime(cobot7, PATH, acceleration_limits=3.0)
     with pytest.raises(ValueError, match='joints'):
-        traj.to_joint_trajectory(50.0, model=arm)
+        joint_trajectory_with_feedforward(traj, 50.0, arm)

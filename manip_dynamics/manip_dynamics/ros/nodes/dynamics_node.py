@@ -39,7 +39,7 @@ from sensor_msgs.msg import JointState
 from visualization_msgs.msg import Marker, MarkerArray
 
 from manip_dynamics.algorithms.cartesian import DIRECTION_NAMES
-from manip_dynamics.control.feedforward import GRAVITY_MODES
+from manip_dynamics.control.feedforward import GRAVITY_MODES, joint_trajectory_with_feedforward
 from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.runtime.conversions import (
@@ -48,7 +48,8 @@ from manip_dynamics.ros.runtime.conversions import (
     trajectory_to_arrays, trajectory_with_efforts, wrenches_to_dict)
 from manip_dynamics.ros.runtime.glitch_parameters import (
     declare_gate_parameters, held_back_or_implausible)
-from manip_dynamics.ros.runtime.node_runtime import GuardedNode, KindThrottle, run_node
+from manip_dynamics.ros.runtime.guarded_node import GuardedNode
+from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node
 from manip_dynamics.ros.runtime.payload_estimation import handle_estimate_payload, JointStateWindow
 from manip_dynamics.ros.runtime.payloads import apply_payload_request, Payloads, reapply_payloads
 from manip_dynamics.ros.runtime.robot_description import (
@@ -425,8 +426,9 @@ class DynamicsNode(GuardedNode):
             if req.efforts not in ('',) + GRAVITY_MODES:
                 raise ValueError('efforts must be "", %s, got %r' % (
                     ', '.join('"%s"' % mode for mode in GRAVITY_MODES), req.efforts))
-            doc = traj.to_joint_trajectory(req.rate or 100.0, model=model if req.efforts
-                                           else None, gravity=req.efforts or 'include')
+            rate = req.rate or 100.0
+            doc = joint_trajectory_with_feedforward(traj, rate, model, req.efforts) \
+                if req.efforts else traj.to_joint_trajectory(rate)
             if order:
                 fields = ('positions', 'velocities', 'accelerations') + (
                     ('effort',) if req.efforts else ())
