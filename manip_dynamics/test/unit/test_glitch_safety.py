@@ -30,9 +30,9 @@ from manip_dynamics import InputError, RobotModel, URDFError
 from manip_dynamics.bundled import urdf_path
 from manip_dynamics.control import GravityCompensator
 from manip_dynamics.identification.payload import estimate_payload
+from manip_dynamics.identification.payload_window import JointStateWindow
 from manip_dynamics.model import precheck_urdf
 from manip_dynamics.observers import GatedObserver, MomentumObserver
-from manip_dynamics.ros.runtime.payload_estimation import JointStateWindow
 from manip_dynamics.safety import bounded_friction, JointStateGate
 from manip_dynamics.simulation import Simulator
 

@@ -41,6 +41,8 @@ from visualization_msgs.msg import Marker, MarkerArray
 from manip_dynamics.algorithms.cartesian import DIRECTION_NAMES
 from manip_dynamics.control.feedforward import GRAVITY_MODES, joint_trajectory_with_feedforward
 from manip_dynamics.errors import InputError
+from manip_dynamics.identification.payload_window import (
+    estimate_payload_from_window, JointStateWindow)
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.runtime.conversions import (
     flatten_row_major, from_model_order, joint_state_arrays, joint_state_message,
@@ -50,7 +52,6 @@ from manip_dynamics.ros.runtime.glitch_parameters import (
     declare_gate_parameters, held_back_or_implausible)
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node
-from manip_dynamics.ros.runtime.payload_estimation import handle_estimate_payload, JointStateWindow
 from manip_dynamics.ros.runtime.payloads import apply_payload_request, Payloads, reapply_payloads
 from manip_dynamics.ros.runtime.robot_description import (
     declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_float_list,
@@ -63,7 +64,7 @@ from manip_dynamics_interfaces.srv import (
 NODE_NAME = 'manip_dynamics'
 
 #: QoS of the joint_states subscription: best effort matches reliable and best-effort
-#: publishers alike; keep the newest message only (issue 28).
+#: publishers alike; keep the newest message only.
 JOINT_STATES_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 
 #: QoS of the services. rclpy's default keeps the last 10 requests: more than 10 clients
@@ -137,7 +138,7 @@ class DynamicsNode(GuardedNode):
 
         # Payloads set through ~/set_payload: re-applied when a new description arrives.
         self._payloads: Payloads = {}
-        # Recent joint_states with efforts, for ~/estimate_payload (payload_estimation.py).
+        # Recent joint_states with efforts, for ~/estimate_payload (identification.payload_window).
         self._window = JointStateWindow()
         self._last_marker_time = 0.0
         self._throttle = KindThrottle(self.get_logger(), WARN_PERIOD)
@@ -198,7 +199,7 @@ class DynamicsNode(GuardedNode):
             gravity = model.gravity_torques(q)
             coriolis = (model.coriolis_torques(q, qd)
                         if qd is not None and self.gravity_pub is not None else None)
-            self._window.add_message(model, msg, q, qd)
+            self._record(model, msg, q, qd)
         except ValueError as error:
             self._throttle.warning('ignoring joint_states on %s: %s' % (
                 self.joint_states_topic, error))
@@ -454,12 +455,51 @@ class DynamicsNode(GuardedNode):
                 resp.message, model.total_mass))
         return self._answer('set_payload', handler, request, response)
 
+    def _record(self, model: RobotModel, msg: JointState, q: np.ndarray,
+                qd: np.ndarray | None) -> None:
+        """
+        Keep a joint_states message (already read into ``q``, ``qd``) for ~/estimate_payload.
+
+        Its efforts are put in model order here; a message without an effort for every joint
+        is skipped. Time: the header stamp (the receive time when the stamp is zero).
+        """
+        if len(msg.effort) != len(msg.name) or not len(msg.name):
+            return
+        try:
+            effort = model.to_model_order(msg.name, msg.effort, what='effort',
+                                          allow_extra=True)
+        except ValueError:
+            return
+        t = stamp_seconds(msg.header.stamp)
+        self._window.add(t if t > 0.0 else time.monotonic(), q, qd, effort)
+
     def estimate_payload_callback(self, request: EstimatePayload.Request,
                                   response: EstimatePayload.Response
                                   ) -> EstimatePayload.Response:
-        """Answer ~/estimate_payload from the recent joint_states (payload_estimation.py)."""
+        """Answer ~/estimate_payload from the recent joint_states (payload_window)."""
         def handler(model, req, resp):
-            handle_estimate_payload(model, self._window, self._payloads, req, resp)
+            est, static = estimate_payload_from_window(model, self._window, req.link,
+                                                       req.window_seconds)
+            resp.mass = float(est.mass)
+            resp.center_of_mass.x, resp.center_of_mass.y, resp.center_of_mass.z = (
+                float(v) for v in est.com)
+            (resp.ixx, resp.ixy, resp.ixz, resp.iyy, resp.iyz, resp.izz) = (
+                float(v) for v in est.inertia)
+            resp.samples = int(est.samples)
+            resp.inertia_estimated = bool(est.with_inertia)
+            resp.residual_rms = [float(v) for v in est.residual_rms]
+            text = '%.4g kg at (%.4g, %.4g, %.4g) m on %r from %d samples (%s)' % (
+                est.mass, *est.com, req.link, est.samples,
+                'static: mass and centre of mass' if static else
+                'with motion: inertia too' if est.with_inertia else 'with motion; %s'
+                % est.note)
+            if req.apply:
+                # the node re-applies it to every new model, like ~/set_payload
+                model.set_payload(req.link, est.mass, est.com, est.inertia)
+                self._payloads[req.link] = (float(est.mass), [float(v) for v in est.com],
+                                            [float(v) for v in est.inertia])
+                text = 'applied ' + text
+            resp.message = text
             self.get_logger().info('estimate_payload: %s' % resp.message)
         return self._answer('estimate_payload', handler, request, response)
 
