@@ -58,7 +58,7 @@ PACKAGE = 'manip_dynamics'
 #: and the compensation: the gap between two /joint_states at the compensation had median
 #: 4 ms, 99.9th percentile 40 ms, maximum 0.19 s, and exceeded 0.1 s 4 times (the commands
 #: at the simulator: 6 times); so 0.1 s fires the watchdog every minute or two on such a
-#: machine (issue 13 saw it twice in 10 minutes). 0.5 s is 2.5 times the largest stall seen
+#: machine (twice in 10 minutes when it was measured). 0.5 s is 2.5 times the largest stall seen
 #: and still stops a simulated arm within half a second of a dead node.
 SIM_TIMEOUT = '0.5'
 
@@ -127,7 +127,7 @@ def _nodes(context: LaunchContext) -> list:
             on_exit=_stop('gravity_compensation_node')))
     if trajectory_controller:
         # computed-torque tracking of ~/joint_trajectory, collision reaction with the
-        # observer's contact flag (issue 21); it holds the arm between trajectories
+        # observer's contact flag; it holds the arm between trajectories
         nodes += trajectory_nodes(timeout, commanding, _stop('trajectory_controller'), {})
     if rviz:
         nodes += rviz_node(sim_time, _stop('rviz2'), description)

@@ -34,7 +34,7 @@ JIT_OPTIONS = {'cache': True, 'nogil': True,
 
 #: Options of a kernel only other kernels call: numba then builds no CPython or C wrapper
 #: for it (a wrapper unboxes every argument, and with 10 to 20 array arguments it was a
-#: large part of the cold compile time, issue 9).  Such a kernel cannot be called from
+#: large part of the cold compile time).  Such a kernel cannot be called from
 #: Python.
 INNER = {'no_cpython_wrapper': True, 'no_cfunc_wrapper': True}
 INNER_OPTIONS = {**JIT_OPTIONS, **INNER}

@@ -21,7 +21,7 @@ Every entry takes the packed model (:mod:`.packed`) and N states stored one afte
 compiled for one array layout only), runs the algorithm of its ``op`` code, checks the
 result for overflow and writes it out.  One entry serves several functions so that the
 library compiles three kernels, not ten: the compile time of an entry is dominated by
-what all its callees share (issue 9: cold warm-up CPU time).
+what all its callees share (the cold warm-up CPU time).
 
 Status codes: 0, or ``1 + c k + a`` for state ``k`` with ``c`` = the number of checked
 state arguments + 1, ``a`` the index of the first non-finite argument or ``c - 1`` when

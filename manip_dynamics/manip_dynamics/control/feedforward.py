@@ -17,7 +17,7 @@ Feed-forward torques for a planned trajectory: the model's part of a real-time l
 
 A torque-controlled arm runs its fast feedback in the real-time loop (the driver, or
 joint_trajectory_controller on the effort interface, which adds each point's ``effort`` to
-its PID output); the model enters as feed-forward (issue 29). The torque a trajectory needs
+its PID output); the model enters as feed-forward. The torque a trajectory needs
 is its inverse dynamics at the desired state (Craig eq. 6.45-6.53, with the rotor inertia
 ``I_a qdd`` and the friction of sec. 6.11 at the desired velocity), with the model as
 loaded (payloads attached with :meth:`~manip_dynamics.RobotModel.set_payload` included).

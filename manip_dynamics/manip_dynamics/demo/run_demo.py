@@ -60,9 +60,9 @@ NODES = (
     ('gravity_compensation_node', 'gravity_compensation',
      'nothing holds the arm up: it falls under gravity'),
     ('external_torque_observer', 'external_torque_observer',
-     'no contact is detected (issue 12)'),
+     'no contact is detected'),
     ('trajectory_controller', 'trajectory_controller',
-     'this process commands the arm and the move has no collision reaction (issue 21)'),
+     'this process commands the arm and the move has no collision reaction'),
 )
 NON_TTY_DURATION = 20.0
 #: The simulator's topics behind the controller_manager stand-in (control.launch.py's).
@@ -337,7 +337,7 @@ def logged_before(line: str, wall: float) -> bool:
 
 def story_line(monitor: Monitor, scenario, log_dir: str, stopped: float) -> str:
     """
-    Return the story's figures in one line (the checks of issue 27; docs/SIMULATOR.md).
+    Return the story's figures in one line (the checks of docs/SIMULATOR.md).
 
     Pushes flagged and their latency, samples the gate rejects, the return to the hold pose
     after each push at hold, resumes accepted, false contacts (and the largest normalized
@@ -383,7 +383,7 @@ def story_line(monitor: Monitor, scenario, log_dir: str, stopped: float) -> str:
 
 def story_failures(line: str) -> list[str]:
     """
-    Return what a ``run_demo: story:`` line shows going wrong (issue 27's checks), or [].
+    Return what a ``run_demo: story:`` line shows going wrong (docs/SIMULATOR.md's checks), or [].
 
     Every push flagged, no sample rejected, the arm back at its hold pose after every push
     at hold, every resume accepted, no false contact, no zero-torque sample, no joint above
@@ -426,7 +426,7 @@ def latency_summary(lines: list[str]) -> str:
     Return the pooled detection latency of several story lines: count, p50, p95, max [ms].
 
     Nearest-rank percentiles over every push of every line (``scripts/demo_runs.sh``
-    prints it after its runs: issue 28 asks p50 and p95 over a campaign).
+    prints it after its runs: a campaign reports p50 and p95).
 
     :param lines: ``run_demo: story:`` lines.
     """
@@ -513,7 +513,7 @@ def start_nodes(args: argparse.Namespace, xml: str, joint_names: list[str], log_
         rviz = bool(os.environ.get('DISPLAY')) and executable_path('rviz2', 'rviz2') is not None
         state_publisher = executable_path('robot_state_publisher',
                                           'robot_state_publisher') is not None
-        # the story (issue 28): trajectory_controller and the observer with
+        # the story: trajectory_controller and the observer with
         # config/story.yaml, as sim.launch.py gives them to users, in place of the
         # compensation; without the story's controller: the compensation holds the arm
         story = gravity_compensation and module_exists(
@@ -553,7 +553,7 @@ def start_nodes(args: argparse.Namespace, xml: str, joint_names: list[str], log_
                                  'controller_name': 'gravity_compensation'},
         # the story's parameters: config/story.yaml, as the launch files give them
         'external_torque_observer': story_parameters('external_torque_observer'),
-        # the arm's controller: the hold, the move, the reaction to the push (issue 21)
+        # the arm's controller: the hold, the move, the reaction to the push
         'trajectory_controller': {**story_parameters('trajectory_controller'),
                                   'timeout': DEMO_TIMEOUT},
     }

@@ -28,7 +28,7 @@ The demo process is the arm's controller on ``/effort_controller/commands``:
   of dynamics_node's ``~/trajectory_efforts`` (computed once) plus the same stiffness around
   the reference: fast, and no contact flag.
 
-With trajectory_controller running (``controller_node``, issue 21) that node is the arm's
+With trajectory_controller running (``controller_node``) that node is the arm's
 controller instead (a computed-torque law, stiffer than the hold above), and the
 move is a JointTrajectory sent to its ``~/joint_trajectory``; ``MOVE_PUSH_AT`` s into the
 move a second push hits the arm: the observer flags the contact, the controller stops the
@@ -53,7 +53,7 @@ PERIOD_WITH_CONTROLLER = 11.0
 MOVE_PUSH_AT = 0.7      # [s] into the move: the second push (with trajectory_controller)
 RESUME_AFTER = 0.6      # [s] after that push ends: ~/resume
 #: After a push at hold the arm must be back within HOLD_TOLERANCE of its hold pose within
-#: HOLD_RETURN s of the push's end (issue 27) [rad, s].
+#: HOLD_RETURN s of the push's end [rad, s].
 HOLD_TOLERANCE = 0.005
 HOLD_RETURN = 1.0
 #: A contact flag raised later than this after a push's end is a false contact [s]; one
@@ -78,7 +78,7 @@ def story_parameters(node: str) -> dict[str, Any]:
     Return the story's parameters of ``node`` from config/story.yaml.
 
     ``node``: trajectory_controller or external_torque_observer; the launch files give those
-    nodes the same file (issue 28). It is read from the source tree beside this package, else
+    nodes the same file. It is read from the source tree beside this package, else
     from the package's share directory (an install).
     """
     import yaml
@@ -507,7 +507,7 @@ class DemoScenario:
 
     def figures(self, t_end: float) -> dict[str, Any]:
         """
-        Return the story's figures up to simulated time ``t_end`` (issue 27's checks).
+        Return the story's figures up to simulated time ``t_end`` (docs/SIMULATOR.md's checks).
 
         ``pushes``: pushes that ended before ``t_end`` - 0.3 s; ``flagged``: how many raised
         the contact flag; ``latency_ms``: each detection's delay; ``hold_returns``: for

@@ -42,7 +42,7 @@ recomputed. A repair changes the profile near the tightened points only: the pie
 ends (duration, ``sd``, ``sdd``) are unchanged keep their check, the others are checked
 again. After ``max_repairs`` rounds, a uniform slow-down by the worst ratio ends it.
 TOPP-RA's own output guarantees its limits only at its grid points (0.2 to 1.3 % over
-between them on the arms issue 20 tried).
+between them on the arms tried when it was written).
 """
 
 from collections.abc import Callable

@@ -21,7 +21,7 @@ effort (friction feed-forward of a huge velocity) or a pose the arm is not in. B
 also moves fast for real: a push, a fall, a collision swings a light wrist past its URDF
 velocity limit (a 15 N push took cobot7's wrist to 1.5 x its limit behind a delayed
 controller; a free fall at zero torque in the simulator reaches 14 x, a 150 N push 26 x).
-Treating such a sample as a glitch stops the torque and drops the arm (issue 27). So the
+Treating such a sample as a glitch stops the torque and drops the arm. So the
 gate judges a sample by what its neighbours say, and by bounds no real motion reaches:
 
 * **Absolute bounds** (rejected at once): a non-finite value; ``|qd_i|`` above

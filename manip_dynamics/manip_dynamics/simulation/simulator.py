@@ -134,7 +134,7 @@ class Simulator:
         :param include_friction: Apply the model's viscous + Coulomb joint friction.
         :param include_armature: Add the model's rotor inertias (joint_dynamics armature,
             zero unless set) to M's diagonal; default True, as the controllers and the
-            observer do: one model of the rotor inertia everywhere (issue 28).
+            observer do: one model of the rotor inertia everywhere.
         :param limits: 'spring', 'hard' or 'none' (see :mod:`.joint_limits`).
         :param clamp_effort: Clamp commanded torques to ``model.effort_limits``.
         :param limit_stiffness: 'spring' stiffness [N m/rad or N/m], scalar or (n,);
@@ -330,7 +330,7 @@ class Simulator:
             self._steps = 0
 
     # ------------------------------------------------------------------ external wrenches
-    # (issue 12: pushes on the simulated arm; kept apart from the stepping code above)
+    # (pushes on the simulated arm; kept apart from the stepping code above)
     def set_external_wrenches(self, external_wrenches: Mapping[str, ArrayLike] | None) -> None:
         """
         Set the wrenches the environment applies to links from the next step on.

@@ -99,7 +99,7 @@ from manip_dynamics.ros.runtime.robot_description import (
 NODE_NAME = 'feedforward_filter'
 #: Where plans go: JTC's action, its topic, or the action where control_msgs is installed.
 DOWNSTREAMS = ('auto', 'action', 'topic')
-#: Newest sample only (issue 28).
+#: Newest sample only (an answer to an older one is for a state the arm has left).
 JOINT_STATES_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 #: How often the node looks whether JTC has appeared and resends a refused hold [s].
 WATCH_PERIOD = 0.2

@@ -104,7 +104,7 @@ NODE_NAME = 'simulator'
 #: After ``~/reset``, a command releases the brakes only when it holds the reset pose: the
 #: joint accelerations it gives at rest there are at most this large [rad/s^2 or m/s^2].
 #: A command computed from a state before the reset, still in flight, does not; applied,
-#: it gave the arm a velocity that a pure gravity compensation then kept (issue 23).
+#: it gave the arm a velocity that a pure gravity compensation then kept.
 RESET_HOLD_ACCELERATION = 1e-2
 #: ... or when commands have kept coming for this long after the reset [s]: a controller
 #: that moves the arm at once, or one with a model other than the simulator's.
@@ -187,7 +187,7 @@ class SimulatorNode(GuardedNode):
                                  callback_group=self._lane.group)
         self.create_service(Trigger, '~/reset', self.reset_callback)
         self.create_service(SetBool, '~/pause', self.pause_callback)
-        # pushes on the arm (issue 12): ~/apply_wrench, ~/external_wrench, ~/applied_wrench
+        # pushes on the arm: ~/apply_wrench, ~/external_wrench, ~/applied_wrench
         self._pushes = ExternalPushes(self, lambda: (self._model, self._sim, self._steps),
                                       p['rate'], self._stamp_at)
 

@@ -93,7 +93,7 @@ from manip_dynamics.safety.staleness import StaleInputWatchdog
 #: Default node name.
 NODE_NAME = 'trajectory_controller'
 #: Keep-last 1: after a stall the node answers the newest sample only, never a queue of
-#: old ones (each answer would be a command for a state the arm has left; issue 28).
+#: old ones (each answer would be a command for a state the arm has left).
 JOINT_STATES_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 COMMANDS_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 LOG_PERIOD = 2.0

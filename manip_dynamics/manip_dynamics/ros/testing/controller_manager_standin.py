@@ -54,7 +54,7 @@ next /joint_states comes two periods later.
 
 With ``controller: jtc`` the update runs joint_trajectory_controller on the effort
 interface instead of the forward effort controller, as ros2_controllers 4.22 and newer
-document and implement it (issue 29): trajectories on ``/<jtc_name>/joint_trajectory`` and,
+document and implement it: trajectories on ``/<jtc_name>/joint_trajectory`` and,
 where control_msgs is installed, the action ``/<jtc_name>/follow_joint_trajectory``; a new
 trajectory replaces the old one and starts at the update that reads it (header stamp zero),
 from the state of that moment when its first point lies ahead; points interpolated as JTC's
