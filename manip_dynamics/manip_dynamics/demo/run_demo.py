@@ -46,23 +46,21 @@ import time
 
 import numpy as np
 
-from manip_dynamics.demo.scenario import COMMANDS_TOPIC, HOLD_TOLERANCE, story_parameters
+from manip_dynamics.demo.scenario import HOLD_TOLERANCE, story_parameters
 from manip_dynamics.ros.runtime.conversions import stamp_seconds
 from manip_dynamics.ros.runtime.discovery import loopback_environment
-from manip_dynamics.ros.runtime.node_process import module_path, start_node
+from manip_dynamics.ros.runtime.node_process import start_node
 from manip_dynamics.ros.runtime.node_runtime import THREAD_PRIORITIES
 
+#: The effort controller's command topic (the stand-in's, the simulator's commands).
+COMMANDS_TOPIC = '/effort_controller/commands'
 NODES = (
-    # (module, node name, what is lost without it)
-    ('simulator_node', 'simulator', None),
-    ('dynamics_node', 'manip_dynamics',
-     'the gravity torque of the status line is computed in this process instead'),
-    ('gravity_compensation_node', 'gravity_compensation',
-     'nothing holds the arm up: it falls under gravity'),
-    ('external_torque_observer', 'external_torque_observer',
-     'no contact is detected'),
-    ('trajectory_controller', 'trajectory_controller',
-     'this process commands the arm and the move has no collision reaction'),
+    # (module, node name)
+    ('simulator_node', 'simulator'),
+    ('dynamics_node', 'manip_dynamics'),
+    ('gravity_compensation_node', 'gravity_compensation'),
+    ('external_torque_observer', 'external_torque_observer'),
+    ('trajectory_controller', 'trajectory_controller'),
 )
 NON_TTY_DURATION = 20.0
 #: The simulator's topics behind the controller_manager stand-in (control.launch.py's).
@@ -167,7 +165,7 @@ def viewer_port(args: argparse.Namespace) -> int | None:
     """Return the port of the browser view, or None (and say why) when it is not started."""
     if args.no_viewer:
         return None
-    if not module_exists('viser') or not module_exists('manip_dynamics.ros.nodes.viewer_node'):
+    if not module_exists('viser'):
         print('run_demo: no browser view: viser is not installed (pip install viser)')
         return None
     return free_port(args.viewer_port)
@@ -513,11 +511,9 @@ def start_nodes(args: argparse.Namespace, xml: str, joint_names: list[str], log_
         rviz = bool(os.environ.get('DISPLAY')) and executable_path('rviz2', 'rviz2') is not None
         state_publisher = executable_path('robot_state_publisher',
                                           'robot_state_publisher') is not None
-        # the story: trajectory_controller and the observer with
-        # config/story.yaml, as sim.launch.py gives them to users, in place of the
-        # compensation; without the story's controller: the compensation holds the arm
-        story = gravity_compensation and module_exists(
-            'manip_dynamics.ros.nodes.trajectory_controller')
+        # the story: trajectory_controller and the observer with config/story.yaml, as
+        # sim.launch.py gives them to users, in place of the compensation
+        story = gravity_compensation
         cmd = ['ros2', 'launch', 'manip_dynamics', 'sim.launch.py',
                'rviz:=%s' % str(rviz).lower(),
                'robot_state_publisher:=%s' % str(state_publisher).lower(),
@@ -547,8 +543,9 @@ def start_nodes(args: argparse.Namespace, xml: str, joint_names: list[str], log_
             'real_time_factor': float(args.real_time_factor),
             # without compensation nothing would release the brakes: let the arm fall
             'brakes': gravity_compensation},
-        # A simulated arm needs no ramp-in; keep the default (2 s) on a real arm. Its g(q)
-        # goes to the demo's controller (demo/scenario.py), which adds a joint stiffness.
+        # A simulated arm needs no ramp-in; keep the default (2 s) on a real arm. Its
+        # commands go to /gravity_compensation/commands, not to the arm: trajectory_controller
+        # holds and moves the arm (demo/scenario.py).
         'gravity_compensation': {'ramp_time': 0.0, 'timeout': DEMO_TIMEOUT,
                                  'controller_name': 'gravity_compensation'},
         # the story's parameters: config/story.yaml, as the launch files give them
@@ -575,13 +572,9 @@ def start_nodes(args: argparse.Namespace, xml: str, joint_names: list[str], log_
         args.viewer_proc = start_node('viewer_node', 'viewer', {
             'robot_description': xml, 'port': args.viewer_port_chosen}, log_dir=log_dir,
             env=env)
-    for module, name, without in NODES:
+    for module, name in NODES:
         if name in ('gravity_compensation', 'trajectory_controller') and \
                 not gravity_compensation:
-            continue
-        full = module_path(module)
-        if not module_exists(full):
-            print('run_demo: %s does not exist yet: %s' % (module, without))
             continue
         proc = start_node(module, name, {'robot_description': xml, **params.get(name, {})},
                           remaps=remaps.get(name, ()), log_dir=log_dir, env=env)
@@ -720,10 +713,9 @@ def main(argv: list[str] | None = None) -> int:
     node = rclpy.create_node('run_demo')
     monitor = Monitor(node, model)
     scenario = None
-    controller_node = module_exists('manip_dynamics.ros.nodes.trajectory_controller')
-    if not args.no_gravity_compensation and (controller_node or not use_launch):
+    if not args.no_gravity_compensation:
         from manip_dynamics.demo.scenario import DemoScenario
-        scenario = DemoScenario(model, controller_node=controller_node)
+        scenario = DemoScenario(model)
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     spinner = threading.Thread(target=executor.spin, daemon=True)
@@ -791,7 +783,7 @@ def main(argv: list[str] | None = None) -> int:
     print('run_demo: final %s' % monitor.status())
     print('run_demo: received %d /joint_states and %d ~/gravity_torques messages'
           % (monitor.received, monitor.gravity_received))
-    if scenario is not None and scenario.controller_node:
+    if scenario is not None:
         print('run_demo: story: %s' % story_line(monitor, scenario, log_dir, stopped))
     title = '%s: %s\n%s' % (model.name, 'gravity compensation on'  # two lines: fits the width
                             if 'gravity_compensation' in started else

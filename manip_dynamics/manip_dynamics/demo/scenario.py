@@ -15,25 +15,18 @@
 """
 The story ``make run`` tells (demo/run_demo.py): hold, push, detect, move, no false contact.
 
-The demo process is the arm's controller on ``/effort_controller/commands``:
+trajectory_controller (the suite's computed-torque node) is the arm's controller; the demo
+has no control law of its own, it only tells the story and records it:
 
-* **hold**: the gravity torques of gravity_compensation_node (started with
-  ``controller_name: gravity_compensation``, so its commands arrive here on
-  ``/gravity_compensation/commands``) plus a joint stiffness ``M(q) (Kp (q_hold - q) - Kd qd)``
-  (10 rad/s, critically damped), so that a push deflects the arm and it springs back;
+* **hold**: trajectory_controller holds the start pose;
 * **push**: at ``PUSH_AT`` s of every cycle, ``~/apply_wrench`` on the simulator: 15 N along
   the root's y axis on the tool link for 1 s; external_torque_observer's estimate follows and
   its contact flag rises, although /joint_states' effort never shows the push;
-* **move**: at ``MOVE_AT`` s, a joint trajectory out and back with the feed-forward torques
-  of dynamics_node's ``~/trajectory_efforts`` (computed once) plus the same stiffness around
-  the reference: fast, and no contact flag.
-
-With trajectory_controller running (``controller_node``) that node is the arm's
-controller instead (a computed-torque law, stiffer than the hold above), and the
-move is a JointTrajectory sent to its ``~/joint_trajectory``; ``MOVE_PUSH_AT`` s into the
-move a second push hits the arm: the observer flags the contact, the controller stops the
-trajectory and holds, and ``RESUME_AFTER`` s after the push ends the demo calls
-``~/resume`` and the move completes. The plot shows the controller's tracking error.
+* **move**: at ``MOVE_AT`` s, a JointTrajectory out and back sent to trajectory_controller's
+  ``~/joint_trajectory``; ``MOVE_PUSH_AT`` s into the move a second push hits the arm: the
+  observer flags the contact, the controller stops the trajectory and holds, and
+  ``RESUME_AFTER`` s after the push ends the demo calls ``~/resume`` and the move
+  completes. The plot shows the controller's tracking error.
 
 The cycle repeats every ``PERIOD`` s of simulated time (a simulator reset starts it again).
 :meth:`DemoScenario.status` is appended to the status line and :meth:`DemoScenario.plot`
@@ -47,10 +40,9 @@ from typing import Any
 
 import numpy as np
 
-PERIOD = 9.0
-#: The cycle with trajectory_controller: the move stops for the push and the reaction.
-PERIOD_WITH_CONTROLLER = 11.0
-MOVE_PUSH_AT = 0.7      # [s] into the move: the second push (with trajectory_controller)
+#: The cycle [s of simulated time]: hold, push, move (stopped by the second push), resume.
+PERIOD = 11.0
+MOVE_PUSH_AT = 0.7      # [s] into the move: the second push
 RESUME_AFTER = 0.6      # [s] after that push ends: ~/resume
 #: After a push at hold the arm must be back within HOLD_TOLERANCE of its hold pose within
 #: HOLD_RETURN s of the push's end [rad, s].
@@ -64,13 +56,7 @@ PUSH_FORCE = 15.0       # [N] along the root frame's y axis
 PUSH_DURATION = 1.0     # [s]
 MOVE_AT = 4.5
 MOVE_LEG = 1.5          # [s] out, then back
-#: The effort controller's command topic, which the demo and the commanding nodes publish on.
-COMMANDS_TOPIC = '/effort_controller/commands'
 MOVE_BY = np.array([0.6, 0.3, -0.4, 0.5, 0.6, -0.4, 0.8])  # [rad] (first joints of the arm)
-# Joint stiffness of the hold, M(q) (Kp e - Kd qd): 6 rad/s, critically damped. Soft enough
-# to stay stable with the tens of milliseconds a loaded machine adds to this Python loop.
-STIFFNESS = 36.0        # Kp [1/s^2]
-DAMPING = 12.0          # Kd [1/s]
 
 
 def story_parameters(node: str) -> dict[str, Any]:
@@ -122,7 +108,7 @@ def quintic(t: float, duration: float) -> tuple[float, float, float]:
 class DemoScenario:
     """Controller, pusher and recorder of the demo (see the module docstring)."""
 
-    def __init__(self, model: Any, controller_node: bool = False) -> None:
+    def __init__(self, model: Any) -> None:
         """
         Create the demo's node (spun on a thread of its own), topics and service clients.
 
@@ -131,17 +117,16 @@ class DemoScenario:
         other topics.
 
         :param model: The RobotModel of the simulated arm.
-        :param controller_node: trajectory_controller runs and commands the arm: send it the
-            move and resume it after the contact instead of commanding the arm from here.
         """
         import rclpy
         from rclpy.executors import SingleThreadedExecutor
         from geometry_msgs.msg import WrenchStamped
         from rclpy.qos import QoSProfile, ReliabilityPolicy
         from sensor_msgs.msg import JointState
-        from std_msgs.msg import Float64MultiArray
         from manip_dynamics_interfaces.msg import Contact
-        from manip_dynamics_interfaces.srv import ApplyWrench, ComputeTrajectoryEfforts
+        from manip_dynamics_interfaces.srv import ApplyWrench
+        from std_srvs.srv import Trigger
+        from trajectory_msgs.msg import JointTrajectory
 
         self.model = model
         self.node = node = rclpy.create_node('run_demo_scenario')
@@ -152,13 +137,11 @@ class DemoScenario:
         n = model.dof
         self.move_by = np.resize(MOVE_BY, n)
         self.lock = threading.Lock()
-        self.gravity: np.ndarray | None = None
         self.t_last = -math.inf
         self.t_estimate = -math.inf
         self.cycle_start = 0.0
         self.pushed = False
         self.push_window: list[tuple[float, float]] = []
-        self.feed_forward: tuple[np.ndarray, np.ndarray] | None = None
         self.contact = False
         self.strongest = ''
         self.estimate = np.zeros(6)
@@ -169,14 +152,11 @@ class DemoScenario:
         # its contact flag in the new story
         self.story_started = False
         self.t_story = -math.inf   # contact flags count from this simulated time [s]
-        self._Float64MultiArray = Float64MultiArray
         self._ApplyWrench = ApplyWrench
-        self.controller_node = controller_node
-        self.period = PERIOD_WITH_CONTROLLER if controller_node else PERIOD
+        self.period = PERIOD
         # how long the moves last in each cycle [s] (the plot's shaded band): out and back,
         # and with trajectory_controller the pushed move's stop and resume
-        self.move_band = 2 * MOVE_LEG + (PUSH_DURATION + RESUME_AFTER if controller_node
-                                         else 0.0)
+        self.move_band = 2 * MOVE_LEG + PUSH_DURATION + RESUME_AFTER
         self.moved = False
         self.move_pushed = False
         self.resume_at: float | None = None
@@ -191,29 +171,20 @@ class DemoScenario:
         # pushes at hold: [push end, time back within HOLD_TOLERANCE (None: not yet)]
         self.hold_returns: list[list] = []
         self.q_last: np.ndarray | None = None
-        if controller_node:
-            from std_srvs.srv import Trigger
-            from trajectory_msgs.msg import JointTrajectory
-            self._JointTrajectory = JointTrajectory
-            self._Trigger = Trigger
-            self.trajectory_pub = node.create_publisher(
-                JointTrajectory, '/trajectory_controller/joint_trajectory', 10)
-            self.resume_client = node.create_client(Trigger, '/trajectory_controller/resume')
-            node.create_subscription(JointState, '/trajectory_controller/tracking_error',
-                                     self.tracking_error_callback, 50)
-        self.commands = node.create_publisher(Float64MultiArray, COMMANDS_TOPIC, 10)
+        self._JointTrajectory = JointTrajectory
+        self._Trigger = Trigger
+        self.trajectory_pub = node.create_publisher(
+            JointTrajectory, '/trajectory_controller/joint_trajectory', 10)
+        self.resume_client = node.create_client(Trigger, '/trajectory_controller/resume')
+        node.create_subscription(JointState, '/trajectory_controller/tracking_error',
+                                 self.tracking_error_callback, 50)
         node.create_subscription(JointState, '/joint_states', self.joint_states_callback,
                                  QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT))
-        node.create_subscription(Float64MultiArray, '/gravity_compensation/commands',
-                                 self.gravity_callback, 10)
         node.create_subscription(Contact, '/external_torque_observer/contact',
                                  self.contact_callback, 50)
         node.create_subscription(WrenchStamped, '/external_torque_observer/external_wrench',
                                  self.wrench_callback, 50)
         self.push_client = node.create_client(ApplyWrench, '/simulator/apply_wrench')
-        self.efforts_client = node.create_client(ComputeTrajectoryEfforts,
-                                                 '/manip_dynamics/trajectory_efforts')
-        self._srv_efforts = ComputeTrajectoryEfforts
         self.thread = threading.Thread(target=self.executor.spin, daemon=True)
         self.thread.start()
 
@@ -231,47 +202,6 @@ class DemoScenario:
             s, ds, dds = quintic(t - MOVE_LEG, MOVE_LEG)
             s, ds, dds = 1.0 - s, -ds, -dds
         return self.q_home + self.move_by * s, self.move_by * ds, self.move_by * dds
-
-    def _request_feed_forward(self, srv_type) -> None:
-        """Ask dynamics_node once for the move's torques (answered asynchronously)."""
-        from trajectory_msgs.msg import JointTrajectoryPoint
-        request = srv_type.Request()
-        request.include_friction = True
-        request.trajectory.joint_names = list(self.model.joint_names)
-        times = np.arange(0.0, 2 * MOVE_LEG + 1e-9, 0.01)
-        for t in times:
-            q, qd, qdd = self._reference(float(t))
-            point = JointTrajectoryPoint(positions=q.tolist(), velocities=qd.tolist(),
-                                         accelerations=qdd.tolist())
-            point.time_from_start.sec = int(t)
-            point.time_from_start.nanosec = int(round((t - int(t)) * 1e9))
-            request.trajectory.points.append(point)
-
-        def ask() -> None:
-            if not self.efforts_client.wait_for_service(timeout_sec=120.0):
-                print('run_demo: dynamics_node ~/trajectory_efforts is not there: the move '
-                      'runs without feed-forward')
-                return
-            future = self.efforts_client.call_async(request)
-
-            def done(fut) -> None:
-                answer = fut.result()
-                if answer is None or not answer.success:
-                    print('run_demo: ~/trajectory_efforts failed: %s' % (
-                        answer.message if answer is not None else 'no answer'))
-                    return
-                efforts = np.array([p.effort for p in answer.trajectory.points])
-                with self.lock:
-                    self.feed_forward = (times, efforts)
-            future.add_done_callback(done)
-        threading.Thread(target=ask, daemon=True).start()
-
-    # ------------------------------------------------------------------ callbacks
-    def gravity_callback(self, msg) -> None:
-        """Keep the latest g(q) of gravity_compensation_node."""
-        values = np.asarray(msg.data, dtype=np.float64)
-        if values.shape == (self.model.dof,) and np.all(np.isfinite(values)):
-            self.gravity = values
 
     def start_story(self, t_from: float = -math.inf) -> None:
         """
@@ -392,12 +322,10 @@ class DemoScenario:
         return PUSH_FORCE if any(a <= t < b for a, b in self.push_window) else 0.0
 
     def joint_states_callback(self, msg) -> None:
-        """Compute and publish the effort command for one joint state."""
+        """Follow the story on one joint state: the cycle's phase, pushes, move, resume."""
         model = self.model
         try:
             q = model.to_model_order(msg.name, msg.position, allow_extra=True)
-            qd = model.to_model_order(msg.name, msg.velocity, what='velocity',
-                                      allow_extra=True)
         except ValueError:
             return
         t = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
@@ -414,41 +342,16 @@ class DemoScenario:
         self.t_last = t
         if self.q_home is None:
             self.q_home = q.copy()
-            if not self.controller_node:
-                self._request_feed_forward(self._srv_efforts)
-        if self.controller_node:
-            phase = (t - self.cycle_start) % self.period
-            if phase < PUSH_AT:
-                self.pushed = False
-            elif not self.pushed and self.story_started:
-                self.pushed = True
-                self._push(at_hold=True)
-            self._story_with_controller(t, phase)
-            self._watch_hold_return(t, q)
-            if phase < PUSH_AT:
-                self.q_last = q   # the pose the arm holds before the push at hold
-            return
-        if self.gravity is None:
-            return  # the gravity compensation is not there yet: the brakes hold the arm
-        phase = (t - self.cycle_start) % PERIOD
+        phase = (t - self.cycle_start) % self.period
         if phase < PUSH_AT:
             self.pushed = False
         elif not self.pushed and self.story_started:
             self.pushed = True
-            self._push()
-        with self.lock:
-            feed_forward = self.feed_forward
-        if feed_forward is not None and MOVE_AT <= phase < MOVE_AT + 2 * MOVE_LEG:
-            times, efforts = feed_forward
-            qr, vr = self._reference(phase - MOVE_AT)[:2]
-            k = int(np.clip(np.searchsorted(times, phase - MOVE_AT) - 1, 0, len(times) - 2))
-            w = (phase - MOVE_AT - times[k]) / (times[k + 1] - times[k])
-            base = (1.0 - w) * efforts[k] + w * efforts[k + 1]
-        else:
-            qr, vr = self.q_home, 0.0 * qd
-            base = self.gravity
-        tau = base + model.mass_matrix(q) @ (STIFFNESS * (qr - q) + DAMPING * (vr - qd))
-        self.commands.publish(self._Float64MultiArray(data=tau.tolist()))
+            self._push(at_hold=True)
+        self._story_with_controller(t, phase)
+        self._watch_hold_return(t, q)
+        if phase < PUSH_AT:
+            self.q_last = q   # the pose the arm holds before the push at hold
 
     def _watch_hold_return(self, t: float, q: np.ndarray) -> None:
         """
@@ -561,9 +464,8 @@ class DemoScenario:
         line = ' | %s | F_y applied %4.1f N, estimated %5.1f N | contact %s | false %d' % (
             what, applied, estimate[1],
             ('YES (%s)' % self.strongest) if self.contact else 'no ', false_contacts)
-        if self.controller_node:
-            line += ' | tracking error %5.1f mrad | resumed %d/%d' % (
-                1e3 * error, self.resumes, self.resume_attempts)
+        line += ' | tracking error %5.1f mrad | resumed %d/%d' % (
+            1e3 * error, self.resumes, self.resume_attempts)
         return line
 
     def plot(self, ax) -> None:
@@ -584,27 +486,20 @@ class DemoScenario:
         for start in np.arange(self.cycle_start + MOVE_AT, t[-1], self.period):
             ax.axvspan(start, start + self.move_band, color='tab:blue', alpha=0.08)
         ax.set_ylabel('force on %s [N]' % self.tool)
-        if self.controller_node:
-            with self.lock:
-                errors = list(self.errors)
-                detections = self.detections(list(self.push_window))
-                false_contacts = self.false_contact_count()
-            if errors:
-                twin = ax.twinx()
-                te = np.array(errors)
-                twin.plot(te[:, 0], 1e3 * te[:, 1], color='tab:green', linewidth=0.8,
-                          label='trajectory_controller max |q_d - q|')
-                twin.set_ylabel('tracking error [mrad]')
-                twin.legend(loc='upper left', fontsize='small')
-            ax.set_title('blue band: move by trajectory_controller (computed torque), pushed %g '
-                         's in: contact %s, hold, ~/resume; %d false contact flags' % (
-                             MOVE_PUSH_AT, ('flagged %.0f ms after the push' % (
-                                 1e3 * np.median(detections))) if detections else
-                             'not flagged', false_contacts), fontsize='small')
-        else:
-            with self.lock:
-                false_contacts = self.false_contact_count()
-            ax.set_title('blue band: joint trajectory with ~/trajectory_efforts feed-forward; '
-                         '%d contact flags raised with no push' % false_contacts,
-                         fontsize='small')
+        with self.lock:
+            errors = list(self.errors)
+            detections = self.detections(list(self.push_window))
+            false_contacts = self.false_contact_count()
+        if errors:
+            twin = ax.twinx()
+            te = np.array(errors)
+            twin.plot(te[:, 0], 1e3 * te[:, 1], color='tab:green', linewidth=0.8,
+                      label='trajectory_controller max |q_d - q|')
+            twin.set_ylabel('tracking error [mrad]')
+            twin.legend(loc='upper left', fontsize='small')
+        ax.set_title('blue band: move by trajectory_controller (computed torque), pushed %g '
+                     's in: contact %s, hold, ~/resume; %d false contact flags' % (
+                         MOVE_PUSH_AT, ('flagged %.0f ms after the push' % (
+                             1e3 * np.median(detections))) if detections else
+                         'not flagged', false_contacts), fontsize='small')
         ax.legend(loc='upper right', fontsize='small')
