@@ -336,7 +336,7 @@ class FeedforwardFilterNode(GuardedNode):
 
     def _settled(self, settle: list) -> None:
         """
-        The arm has come to rest after a stop: hold there.
+        Hold where the arm has come to rest after a stop.
 
         JTC's hold and the first one are at the pose the arm had when it stopped being
         driven; it came to rest a little farther, and a PD pulling it back against friction
@@ -358,7 +358,7 @@ class FeedforwardFilterNode(GuardedNode):
             self._jtc_log.append((time.monotonic(), msg.msg))
 
     def _jtc_state(self, raw: bytes) -> None:
-        """JTC's controller_state (serialized: read only when needed, it is large)."""
+        """Note JTC's controller_state (kept serialized: read only when needed, it is large)."""
         now = time.monotonic()
         silent = now - self._jtc_state_wall >= ACTIVE_SILENCE
         self._jtc_state_wall = now

@@ -473,7 +473,8 @@ def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = Non
     SIGINT and SIGTERM only ask the spin loop to stop (rclpy's own handler is not
     installed, so the context stays valid for ``before_destroy``, e.g. a last zero
     command); while the kernels compile they end the process at once (exit 0, no node
-    exists yet); from the clean-up on, further signals are ignored (the handlers are not
+    exists yet), while the node is being created they stop it as soon as it exists (with
+    its clean-up); from the clean-up on, further signals are ignored (the handlers are not
     restored: the process is about to exit), so a second Ctrl-C cannot interrupt it with a
     traceback. A node still running :data:`STOP_GRACE` s after the first signal (a stuck
     callback or clean-up) prints the stack of every thread to stderr and exits with
@@ -501,6 +502,10 @@ def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = Non
 
     stop = threading.Event()
     spinning = threading.Event()
+    # set while the kernels compile (no node yet); a signal after it ends the spin loop, so
+    # a node that exists always gets its clean-up (a commanding node's last zero command)
+    preparing = threading.Event()
+    preparing.set()
     # watched in the spin loop; 1 (init) or 0 (no parent known): started by no launcher
     parent_pid = os.getppid() if os.environ.get(WATCH_PARENT_ENV, '1') != '0' else 0
 
@@ -510,7 +515,7 @@ def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = Non
             watchdog.daemon = True
             watchdog.start()
         stop.set()
-        if not spinning.is_set():
+        if preparing.is_set():
             # Still compiling, no node yet: nothing to clean up. An exception raised into
             # numba's compiler would surface as an unrelated error, and numba writes each
             # cache file atomically, so leaving at once is the clean way out.
@@ -528,6 +533,7 @@ def run_node(name: str, factory: Callable[[], Any], args: list[str] | None = Non
         rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
         if prepare:
             prepare_kernels(get_logger(name))
+        preparing.clear()
         if stop.is_set():
             return code
         try:
