@@ -101,7 +101,8 @@ if [[ -z "${MD_SKIP_PRECOMPILE:-}" ]]; then
     export MAKEFLAGS="-j$(nproc 2>/dev/null || echo 2)"
   fi
 fi
-colcon --log-base "${MD_LOG_BASE}" build \
+# the precompile above runs beside colcon: not a second one inside it (setup.py's hook)
+MANIP_DYNAMICS_PRECOMPILE=0 colcon --log-base "${MD_LOG_BASE}" build \
   --base-paths "${packages[@]}" \
   --build-base "${MD_BUILD_BASE}" \
   --install-base "${MD_INSTALL_BASE}" \
