@@ -179,3 +179,33 @@ def test_random_trees(seed, n_links, branching):
     pair = PinPair(xml, gravity=(0.3, -1.2, -9.7))
     links = [link for link in pair.ours.link_names if link != pair.ours.root_link]
     compare(pair, seeds=range(2), wrench_links=links[-2:])
+
+
+@pytest.mark.parametrize('seed', [0, 1, 2, 3])
+def test_aba_in_root_coordinates_equals_pinocchio_on_random_trees(seed):
+    # revolute and prismatic joints only: Pinocchio gives a continuous joint two q entries
+    xml = urdf_factory.random_tree_urdf(seed, 25, kinds=('revolute', 'prismatic'),
+                                        weights=(0.7, 0.3))
+    rigid = RobotModel.from_urdf_string(xml)
+    model = rigid.with_joint_dynamics(armature=dict.fromkeys(rigid.joint_names, 0.03))
+    ref = pin.buildModelFromXML(xml)
+    ref.gravity.linear = model.gravity
+    ref.armature = np.full(ref.nv, 0.03)
+    data = ref.createData()
+    rng = np.random.default_rng(seed)
+    n = model.dof
+    q, qd, tau = (rng.uniform(-1.0, 1.0, n) for _ in range(3))
+    pin_order = [ref.names[j] for j in range(1, ref.njoints)]
+    perm = [model.joint_index(name) for name in pin_order]  # pin index -> ours
+    link = model.link_names[-1]
+    wrench = rng.normal(size=6)  # [f; tau] in the link frame about its origin
+    ours = model.forward_dynamics(q, qd, tau, method='aba', include_armature=True,
+                                  external_wrenches={link: wrench})
+    frame = ref.getFrameId(link)
+    joint = ref.frames[frame].parentJoint
+    f_ext = [pin.Force.Zero() for _ in range(ref.njoints)]
+    # the wrench at the link origin, carried to the joint frame pinocchio applies it in
+    f_ext[joint] = ref.frames[frame].placement.act(pin.Force(wrench[:3], wrench[3:]))
+    expected = pin.aba(ref, data, q[perm], qd[perm], tau[perm], f_ext)
+    scale = max(1.0, float(np.max(np.abs(expected))))
+    assert np.max(np.abs(ours[perm] - expected)) <= 1e-8 * scale

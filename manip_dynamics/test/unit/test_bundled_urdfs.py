@@ -30,6 +30,9 @@ import numpy as np
 import pytest
 from urdf_parser_py.urdf import Box, Cylinder, Sphere, URDF
 
+from manip_dynamics.bundled import urdf_path
+from manip_dynamics.model_check import check_urdf_file
+
 URDF_DIR = Path(__file__).resolve().parents[2] / 'urdf'
 
 # file -> (robot name, degrees of freedom: every non-fixed joint, mimic joints included)
@@ -461,3 +464,8 @@ def test_loads_in_pinocchio(fname):
     robot = load(fname)
     masses = sum(lk.inertial.mass for lk in robot.links if lk.inertial is not None)
     assert pinocchio.computeTotalMass(model) == pytest.approx(masses, rel=1e-12)
+
+
+def test_the_bundled_cobot7_has_no_check_warning():
+    findings = check_urdf_file(urdf_path('cobot7'))
+    assert not [f for f in findings if f.severity in ('error', 'warning')], findings

@@ -161,3 +161,13 @@ def test_rviz_is_fixed_on_each_arms_root_link(arm) -> None:
 def test_rviz_config_without_a_fixed_frame_is_refused() -> None:
     with pytest.raises(ValueError, match='0 Fixed Frame lines'):
         rviz_config('Visualization Manager:\n  Class: ""\n', _text('cobot7'))
+
+
+def test_a_bad_boolean_launch_argument_names_the_argument():
+    with pytest.raises(lh.LaunchArgumentError, match=r'rviz:=maybe: expected true or false'):
+        lh.is_true('maybe', 'rviz')
+    assert lh.is_true('On', 'rviz') and not lh.is_true('0', 'rviz')
+    with pytest.raises(lh.LaunchArgumentError, match='robot_state_publisher:=sometimes'):
+        lh.state_publisher_wanted('sometimes')
+    assert lh.state_publisher_wanted('true') and not lh.state_publisher_wanted('false')
+    assert isinstance(lh.state_publisher_wanted('auto'), bool)

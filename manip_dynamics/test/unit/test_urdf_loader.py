@@ -266,3 +266,51 @@ def test_declared_encoding_is_honoured(tmp_path):
     assert RobotModel.from_urdf_file(str(path)).name == 'bras_\u00e9'
     assert RobotModel.from_urdf_string(text).name == 'bras_\u00e9'
     assert RobotModel.from_urdf_string(text.encode('iso-8859-1')).name == 'bras_\u00e9'
+
+
+# What urdfdom loads, this loader loads: prefixes it ignores, defaults (a warning; strict
+# refuses)
+ONE_JOINT = ('<robot name="r"%s><link name="base"/><link name="l1"><inertial><mass value="1"/>'
+             '<origin xyz="0.1 0 0"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" '
+             'izz="0.01"/></inertial></link><joint name="j1" type="revolute"><parent link="base"/>'
+             '<child link="l1"/>%s<limit lower="%s" upper="%s" effort="5" velocity="1"/></joint>'
+             '%s</robot>')
+
+
+@pytest.mark.parametrize('xml', [
+    ONE_JOINT % ('', '<axis xyz="0 1 0"/>', -1, 1, '<xacro:property name="m" value="1"/>'),
+    ONE_JOINT % ('', '<axis xyz="0 1 0" xacro:if="1"/>', -1, 1, ''),
+    ONE_JOINT % ('', '<axis xyz="0 1 0"/>', -1, 1, '<gazebo><sdf:thing/></gazebo>'),
+], ids=['element', 'attribute', 'nested'])
+def test_an_undeclared_namespace_prefix_loads_as_urdfdom_loads_it(xml):
+    model = RobotModel.from_urdf_string(xml)
+    assert model.joint_names == ('j1',) and model.tree.joints[0].axis == (0.0, 1.0, 0.0)
+    assert model.warnings == ()   # nothing the dynamics read: no warning, strict loads it
+    RobotModel.from_urdf_string(xml, strict=True)
+
+
+def test_an_axis_without_xyz_loads_with_the_urdf_default_and_a_warning():
+    xml = ONE_JOINT % ('', '<axis/>', -1, 1, '')
+    model = RobotModel.from_urdf_string(xml)
+    assert model.tree.joints[0].axis == (1.0, 0.0, 0.0)
+    assert any("joint 'j1'" in w and 'without xyz' in w for w in model.warnings)
+    with pytest.raises(URDFError, match='strict'):
+        RobotModel.from_urdf_string(xml, strict=True)
+
+
+def test_lower_limit_above_upper_loads_with_a_warning_strict_refuses():
+    xml = ONE_JOINT % ('', '<axis xyz="0 1 0"/>', 1, -1, '')
+    model = RobotModel.from_urdf_string(xml)
+    assert any('lower limit 1 is above upper limit -1' in w for w in model.warnings)
+    assert np.isinf(model.position_lower[0]) and np.isinf(model.position_upper[0])
+    with pytest.raises(URDFError, match='strict'):
+        RobotModel.from_urdf_string(xml, strict=True)
+
+
+def test_malformed_xml_and_no_actuated_joint_stay_clear_errors():
+    with pytest.raises(URDFError, match='does not parse'):
+        RobotModel.from_urdf_string('<robot name="r"><link name="a"></robot>')
+    with pytest.raises(URDFError, match='no actuated joint'):
+        RobotModel.from_urdf_string('<robot name="r"><link name="a"/><link name="b"/><joint '
+                                    'name="j" type="fixed"><parent link="a"/><child '
+                                    'link="b"/></joint></robot>')

@@ -14,7 +14,7 @@
 
 """
 manip_dynamics.demo.run_demo.story_failures: the checks scripts/demo_runs.sh applies to each
-run of the story (issue 27's, and no joint above its velocity limit).
+run of the story (docs/SIMULATOR.md's, and no joint above its velocity limit).
 """
 
 from manip_dynamics.demo.run_demo import latency_summary, story_failures, story_latencies
