@@ -364,19 +364,7 @@ def _code_error(model, code: int, names: tuple[str, ...], arrays: list) -> Input
         return InputError(singular_mass_matrix_message(
             model._arrays.parent, model._arrays.mass, model._joint_names, -1 - code))
     k, a = divmod(code - 1, len(names) + 1)
-    where = '' if arrays[0].shape[0] == 1 else ' in state %d' % k
-    if a < len(names):
-        bad = int(np.argmax(~np.isfinite(arrays[a][k])))
-        return InputError('%s of joint %r is %r%s' % (
-            names[a], model._joint_names[bad], float(arrays[a][k, bad]), where))
-    # every input finite, the result not: an overflow; name the largest input
-    big = [(float(np.max(np.abs(arr[k]))), i) for i, arr in enumerate(arrays)]
-    value, a = max(big)
-    bad = int(np.argmax(np.abs(arrays[a][k])))
-    return InputError('the result is not finite (floating-point overflow)%s: %s of joint %r '
-                      'is %r, too large for the dynamics' % (
-                          where, names[a], model._joint_names[bad],
-                          float(arrays[a][k, bad])))
+    return state_error(model, names, arrays, k, a if a < len(names) else None)
 
 
 def state_error(model, names: tuple[str, ...], arrays: list, state: int,
@@ -392,8 +380,20 @@ def state_error(model, names: tuple[str, ...], arrays: list, state: int,
         (the largest input is named).
     :return: The error to raise.
     """
-    return _code_error(model, 1 + (len(names) + 1) * state +
-                       (len(names) if argument is None else argument), names, arrays)
+    k = state
+    where = '' if arrays[0].shape[0] == 1 else ' in state %d' % k
+    if argument is not None:
+        bad = int(np.argmax(~np.isfinite(arrays[argument][k])))
+        return InputError('%s of joint %r is %r%s' % (
+            names[argument], model._joint_names[bad], float(arrays[argument][k, bad]), where))
+    # every input finite, the result not: an overflow; name the largest input
+    big = [(float(np.max(np.abs(arr[k]))), i) for i, arr in enumerate(arrays)]
+    value, a = max(big)
+    bad = int(np.argmax(np.abs(arrays[a][k])))
+    return InputError('the result is not finite (floating-point overflow)%s: %s of joint %r '
+                      'is %r, too large for the dynamics' % (
+                          where, names[a], model._joint_names[bad],
+                          float(arrays[a][k, bad])))
 
 
 def _fast_error(model, names: tuple[str, ...], *states: FloatArray, code: int = 0) -> None:

@@ -86,14 +86,12 @@ def joint_trajectory_with_feedforward(trajectory: Any, rate: float, model,
     :param model: The :class:`~manip_dynamics.RobotModel` it was retimed with.
     :param gravity: ``'include'`` or ``'exclude'`` (for drivers that add gravity themselves).
     :return: The plain document of ``to_joint_trajectory``.
-    :raises ValueError: A model of other joints, a bad rate or gravity mode.
+    :raises ValueError: A model of other joints, a bad rate or gravity mode (the last from
+        :func:`feedforward_torques`).
     """
     if tuple(model.joint_names) != tuple(trajectory.joint_names):
         raise ValueError("the model's joints %s are not the trajectory's %s"
                          % (list(model.joint_names), list(trajectory.joint_names)))
-    if gravity not in GRAVITY_MODES:
-        raise ValueError('gravity must be one of %s, got %r'
-                         % (', '.join(GRAVITY_MODES), gravity))
     return trajectory.to_joint_trajectory(
         rate, efforts=lambda q, qd, qdd: feedforward_torques(model, q, qd, qdd,
                                                              gravity=gravity))

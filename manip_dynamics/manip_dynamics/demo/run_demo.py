@@ -512,13 +512,13 @@ def start_nodes(args: argparse.Namespace, xml: str, joint_names: list[str], log_
         state_publisher = executable_path('robot_state_publisher',
                                           'robot_state_publisher') is not None
         # the story: trajectory_controller and the observer with config/story.yaml, as
-        # sim.launch.py gives them to users, in place of the compensation
-        story = gravity_compensation
+        # sim.launch.py gives them to users, in place of the compensation (which is what
+        # --no-gravity-compensation leaves out: then nothing holds the arm)
         cmd = ['ros2', 'launch', 'manip_dynamics', 'sim.launch.py',
                'rviz:=%s' % str(rviz).lower(),
                'robot_state_publisher:=%s' % str(state_publisher).lower(),
-               'gravity_compensation:=%s' % str(gravity_compensation and not story).lower(),
-               'trajectory_controller:=%s' % str(story).lower(),
+               'gravity_compensation:=false',
+               'trajectory_controller:=%s' % str(gravity_compensation).lower(),
                'real_time_factor:=%g' % float(args.real_time_factor),
                'brakes:=%s' % str(gravity_compensation).lower()]
         if args.viewer_port_chosen is not None:
@@ -529,10 +529,8 @@ def start_nodes(args: argparse.Namespace, xml: str, joint_names: list[str], log_
         proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True)
         started = ['simulator', 'manip_dynamics']
-        if story:
+        if gravity_compensation:
             started += ['trajectory_controller', 'external_torque_observer']
-        elif gravity_compensation:
-            started.append('gravity_compensation')
         return [('ros2 launch', proc)], started
     # Timeouts: 0.1 s (both nodes' defaults) is right for a real arm, but a loaded 2-core
     # machine stalls a process for longer now and then; the demo rides through 0.5 s.

@@ -491,19 +491,21 @@ class FeedforwardFilterNode(GuardedNode):
         self._topic_pub.publish(self._hold_message(self._q))
         return True
 
+    def _fresh(self, msg: Any) -> bool:
+        """Return whether a contact message is at most max_contact_age older than the state."""
+        return self._stamp - stamp_seconds(msg.header.stamp) <= self.max_contact_age
+
     def _contact(self, msg: Any) -> None:
         """From the lane: a contact flag that may stop a plan, or end a push, to the executor."""
-        fresh = self._stamp - stamp_seconds(msg.header.stamp) <= self.max_contact_age
-        if msg.contact and fresh and self._busy():
+        if msg.contact and self._busy() and self._fresh(msg):
             self._defer('contact', self._contact_acted, msg)
-        elif not msg.contact and fresh and self._rehold:
+        elif not msg.contact and self._rehold and self._fresh(msg):
             self._defer('contact ended', self._contact_acted, msg)
 
     def _contact_acted(self, msg: Any) -> None:
         """Stop a running plan and hold on a fresh contact flag (module docstring)."""
         if not msg.contact:
-            if self._rehold and self._stamp - stamp_seconds(msg.header.stamp) <= \
-                    self.max_contact_age:
+            if self._rehold and self._fresh(msg):
                 # the push has ended where it left the arm: hold there, with the gravity
                 # torques of that pose (JTC's PID alone would carry the old pose's g(q) and
                 # the mismatch over the displacement)
@@ -516,8 +518,7 @@ class FeedforwardFilterNode(GuardedNode):
                    or self._stamp < self._running_until)
         if not running:   # nothing moving, or this plan already stopped
             return
-        age = self._stamp - stamp_seconds(msg.header.stamp)
-        if age > self.max_contact_age:
+        if not self._fresh(msg):
             return
         self.contacts += 1
         reason = ('contact: strongest joint %s at %.2f of its threshold (stamp %.3f s); '
