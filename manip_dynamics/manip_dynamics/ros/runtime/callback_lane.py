@@ -39,7 +39,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from typing import Any
+from typing import Any, Callable
 
 #: How long one wait may last when nothing fires [ns]: the lane checks its stop flag at
 #: least this often (a stop also wakes it at once through its guard condition).
@@ -97,6 +97,20 @@ class CallbackLane:
         self._thread: threading.Thread | None = None
         self._wake: Any = None
         self._reported = -1e9
+        self._after_batch: list[Callable[[], None]] = []
+
+    def after_batch(self, callback: Callable[[], None]) -> None:
+        """
+        Call ``callback()`` after every wake in which the lane delivered a message.
+
+        By then every message that was queued has been delivered, oldest first: a callback
+        that must read every sample (an integrator) can leave what it publishes to this
+        call, once per batch, for the newest sample. Only while the lane runs; on the
+        executor (before :meth:`start`) messages come one at a time and the node publishes
+        per message. Guarding ``callback`` (lock, exceptions) is the caller's business, as
+        for the lane's other callbacks.
+        """
+        self._after_batch.append(callback)
 
     def _entities(self) -> tuple[list[Any], list[Any]]:
         """Return the node's subscriptions and timers in this lane's group."""
@@ -186,6 +200,7 @@ class CallbackLane:
                 except Exception:  # noqa: B902 - canceled meanwhile: nothing to call
                     continue
                 timer.callback()
+        delivered = False
         for handle, pointer, callback, msg_type, raw, with_info in takes:
             if pointer not in subs_ready:
                 continue
@@ -193,10 +208,14 @@ class CallbackLane:
                 taken = handle.take_message(msg_type, raw)
                 if taken is None:
                     break
+                delivered = True
                 if with_info:
                     callback(*taken)
                 else:
                     callback(taken[0])
+        if delivered:
+            for callback in self._after_batch:
+                callback()
 
     def _report(self, error: Exception) -> None:
         """Log an error of the lane's own loop (not of a callback), at most every 2 s."""
