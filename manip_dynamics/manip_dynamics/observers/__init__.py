@@ -25,9 +25,10 @@ No ROS here: :mod:`manip_dynamics.ros.nodes.external_torque_observer` is a thin 
 """
 
 from manip_dynamics.observers.contact import (
-    ContactDetector, ContactState, DEFAULT_WRENCH_DAMPING, estimate_wrench, wrench_in_axes)
+    ContactDetector, ContactState, DEFAULT_WRENCH_DAMPING, estimate_wrench, MAX_CONTACT_AGE,
+    wrench_in_axes)
 from manip_dynamics.observers.gated_observer import GatedObserver
 from manip_dynamics.observers.momentum_observer import MomentumObserver
 
 __all__ = ['ContactDetector', 'ContactState', 'DEFAULT_WRENCH_DAMPING', 'estimate_wrench',
-           'GatedObserver', 'MomentumObserver', 'wrench_in_axes']
+           'GatedObserver', 'MAX_CONTACT_AGE', 'MomentumObserver', 'wrench_in_axes']

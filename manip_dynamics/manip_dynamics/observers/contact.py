@@ -44,6 +44,12 @@ FloatArray = NDArray[np.float64]
 #: Default damping lambda of :func:`estimate_wrench` [m for the force rows, 1 for torque].
 DEFAULT_WRENCH_DAMPING = 0.01
 
+#: Oldest contact flag a controller acts on [s before its newest joint state]: the nodes'
+#: ``max_contact_age`` default (feedforward_filter, trajectory_controller). Twice the
+#: observer's largest lag measured behind the real controller_manager with a busy core
+#: (0.25 s): a flag older than one update period still speaks of the motion it stops.
+MAX_CONTACT_AGE = 0.5
+
 
 class ContactState(NamedTuple):
     """

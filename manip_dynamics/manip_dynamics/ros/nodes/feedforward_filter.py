@@ -53,8 +53,8 @@ slips), and on the way out of the node (on JTC's topic). Each hold is checked: a
 the refusal logged and the hold sent again while JTC is active. Every forwarded plan ends on
 a point whose effort holds its last pose.
 
-Contact: a ``contact: true`` on ``<observer_namespace>/contact`` stamped at most
-``max_contact_age`` before the newest joint state, while a plan runs, cancels the
+Contact: a ``contact: true`` on ``<observer_namespace>/contact`` stamped after the running
+plan was sent on and at most ``max_contact_age`` before the newest joint state cancels the
 downstream goal, holds the current pose and ends the upstream goal with
 PATH_TOLERANCE_VIOLATED and the reason; when the flag falls, the node holds again where the
 push left the arm; a new goal from there continues. ``~/events`` (std_msgs/String) says each
@@ -86,6 +86,7 @@ from manip_dynamics.control.plan_feedforward import (
     hold_efforts, ON_INFEASIBLE, plan_with_feedforward, PlannedMotion, PlanRefused)
 from manip_dynamics.control.trajectory_goal import read_trajectory_goal
 from manip_dynamics.errors import InputError
+from manip_dynamics.observers import MAX_CONTACT_AGE
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.runtime.conversions import (
     joint_state_arrays, stamp_seconds, time_msg)
@@ -171,8 +172,9 @@ class FeedforwardFilterNode(GuardedNode):
             'farther than this from the current pose [rad or m]', low=0.0, high=10.0,
             low_open=True)
         self.max_contact_age = param_float(
-            self, 'max_contact_age', 0.1, 'Ignore a contact message stamped more than this '
-            'before the newest joint state [s]', low=0.0, high=10.0, low_open=True)
+            self, 'max_contact_age', MAX_CONTACT_AGE, 'Ignore a contact message stamped more '
+            'than this before the newest joint state [s] (or before the running plan was '
+            'sent on)', low=0.0, high=10.0, low_open=True)
         self.observer_namespace = param_string(
             self, 'observer_namespace', '/external_torque_observer',
             'Namespace of the observer whose contact flag stops a plan; empty = none')
@@ -184,6 +186,9 @@ class FeedforwardFilterNode(GuardedNode):
         self._recent: deque = deque(maxlen=RECENT_STATES)
         self._before_jtc: np.ndarray | None = None
         self._running_until = -1.0  # topic plans: the plan's end on the states' clock
+        # a contact flag counts from this stamp on: the running plan's start, or the flag
+        # that stopped it (for the flag's fall) [s, joint states' clock]
+        self._contact_since = float('-inf')
         self._run: GoalRun | None = None      # the upstream goal that runs
         self._topic_goal = None               # JTC's goal handle of a ~/joint_trajectory plan
         self._prepared: dict = {}             # id(goal request) -> (request, plan, message)
@@ -492,8 +497,17 @@ class FeedforwardFilterNode(GuardedNode):
         return True
 
     def _fresh(self, msg: Any) -> bool:
-        """Return whether a contact message is at most max_contact_age older than the state."""
-        return self._stamp - stamp_seconds(msg.header.stamp) <= self.max_contact_age
+        """
+        Return whether a contact message speaks of the running plan (or of its stop).
+
+        Stamped at or after the plan was sent on (after a stop: at or after the flag that
+        stopped it), and at most max_contact_age before the newest joint state. The age
+        bound is 0.5 s, not one update period: by hand with a busy core the observer's
+        output trailed the joint states by up to 0.25 s, and a flag judged by age alone came
+        too late to count (the push was flagged 0.3 to 0.56 s after it began, past its end).
+        """
+        stamp = stamp_seconds(msg.header.stamp)
+        return stamp >= self._contact_since and self._stamp - stamp <= self.max_contact_age
 
     def _contact(self, msg: Any) -> None:
         """From the lane: a contact flag that may stop a plan, or end a push, to the executor."""
@@ -521,6 +535,7 @@ class FeedforwardFilterNode(GuardedNode):
         if not self._fresh(msg):
             return
         self.contacts += 1
+        self._contact_since = stamp_seconds(msg.header.stamp)
         reason = ('contact: strongest joint %s at %.2f of its threshold (stamp %.3f s); '
                   'stopped and holding the current pose; send a new goal from here to '
                   'continue' % (msg.strongest_joint, msg.strongest_normalized_residual,
@@ -608,6 +623,7 @@ class FeedforwardFilterNode(GuardedNode):
         else:
             self._topic_pub.publish(msg)
         self._running_until = end
+        self._contact_since = self._stamp
 
     def _topic_goal_sent(self, future: Any) -> None:
         handle = future.result()
@@ -676,6 +692,7 @@ class FeedforwardFilterNode(GuardedNode):
             return result
         run = GoalRun(upstream, plan, msg, end)
         previous, self._run = self._run, run
+        self._contact_since = self._stamp
         self._settle = None
         self._event(self._accepted(plan) + (' (preempts the running goal)' if previous else ''))
         try:

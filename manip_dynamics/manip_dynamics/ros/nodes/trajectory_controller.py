@@ -75,6 +75,7 @@ from manip_dynamics.control.computed_torque import (
     ComputedTorqueController, JointImpedanceController, REACTIONS, TimedPoints)
 from manip_dynamics.control.gravity_compensation import TIMEOUT_RANGE
 from manip_dynamics.errors import InputError
+from manip_dynamics.observers import MAX_CONTACT_AGE
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.runtime.conversions import (
     float64_multi_array, joint_state_arrays, stamp_seconds)
@@ -139,7 +140,8 @@ class TrajectoryControllerNode(GuardedNode):
             self, 'start_tolerance', 0.05, 'Refuse a trajectory starting farther than this '
             'from the current pose [rad or m]', low=0.0, high=10.0, low_open=True)
         self.max_contact_age = param_float(
-            self, 'max_contact_age', 0.1, 'Ignore a contact message stamped more than this '
+            self, 'max_contact_age', MAX_CONTACT_AGE, 'Ignore a contact message stamped more '
+            'than this '
             'before the newest joint state [s] (hardware clock)', low=0.0, high=10.0,
             low_open=True)
         self.timeout = param_range(self, 'timeout', 0.1, 'Stop commanding when joint_states '
