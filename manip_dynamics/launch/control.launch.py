@@ -69,7 +69,7 @@ from launch_ros.actions import Node
 from manip_dynamics.ros.launch_support.launch_helpers import (
     executable_path, is_true, LaunchArgumentError, loop_priority, MANAGER_ABOVE_NODES,
     manager_prefix, missing_executables, missing_message, NODE_PRIORITY, robot_description,
-    state_publisher_wanted)
+    SIMULATOR_ABOVE_NODES, simulator_priority, state_publisher_wanted)
 from manip_dynamics.ros.launch_support.launch_nodes import (
     description_node, observer_node, remove_on_shutdown, rviz_node, share, stop_launch,
     trajectory_nodes, viewer_node)
@@ -225,7 +225,7 @@ def _nodes(context: LaunchContext) -> list:
                 'brakes': flag('brakes'), 'brake_release': 'holding_command',
                 # commands come from the hardware interface only
                 'joint_commands_topic': SIM_JOINT_COMMANDS, 'controller_commands': False,
-                'command_joints': joints, **priority}],
+                'command_joints': joints, **simulator_priority(priority)}],
             # only joint_state_broadcaster publishes /joint_states
             remappings=[('/joint_states', SIM_JOINT_STATES)],
             on_exit=_stop('simulator_node')))
@@ -320,13 +320,14 @@ def generate_launch_description() -> LaunchDescription:
                               description='Simulator command_timeout and compensation '
                                           'timeout [s] (see sim.launch.py SIM_TIMEOUT)'),
         DeclareLaunchArgument('thread_priority', default_value=str(NODE_PRIORITY),
-                              description='SCHED_FIFO priority (1 to 99) of the simulator, '
-                                          'the commanding nodes and the observer; '
-                                          'controller_manager runs %d above them, its '
-                                          'update loop at its own thread_priority (50); '
-                                          'needs root or an rtprio limit (a warning and '
-                                          'the normal scheduler where refused); 0: the '
-                                          'normal scheduler' % MANAGER_ABOVE_NODES),
+                              description='SCHED_FIFO priority (1 to 99) of the commanding '
+                                          'nodes and the observer; the simulator (the arm) '
+                                          'runs %d above them, controller_manager %d above '
+                                          'them, its update loop at its own '
+                                          'thread_priority (50); needs root or an rtprio '
+                                          'limit (a warning and the normal scheduler where '
+                                          'refused); 0: the normal scheduler' % (
+                                              SIMULATOR_ABOVE_NODES, MANAGER_ABOVE_NODES)),
         DeclareLaunchArgument('simulator_config', default_value=share('config',
                                                                       'simulator.yaml'),
                               description='Parameter file of simulator_node'),

@@ -46,7 +46,8 @@ from launch_ros.actions import Node
 
 from manip_dynamics.ros.launch_support.launch_helpers import (
     is_true, LaunchArgumentError, loop_priority, missing_executables, missing_message,
-    NODE_PRIORITY, robot_description, state_publisher_wanted)
+    NODE_PRIORITY, robot_description, SIMULATOR_ABOVE_NODES, simulator_priority,
+    state_publisher_wanted)
 from manip_dynamics.ros.launch_support.launch_nodes import (
     description_node, rviz_node, share as _share, stop_launch, trajectory_nodes, viewer_node)
 from manip_dynamics.ros.launch_support.ros2_control_setup import command_joint_names
@@ -111,7 +112,7 @@ def _nodes(context: LaunchContext) -> list:
                           'command_joints': joints,
                           'real_time_factor': float(arg('real_time_factor')),
                           'command_timeout': timeout, 'brakes': flag('brakes'),
-                          'lockstep': flag('lockstep'), **loop}],
+                          'lockstep': flag('lockstep'), **simulator_priority(loop)}],
              on_exit=_stop('simulator_node')),
         Node(package=PACKAGE, executable='dynamics_node', name='manip_dynamics',
              output='screen', parameters=[_share('config', 'dynamics_node.yaml'), follow],
@@ -176,11 +177,12 @@ def generate_launch_description() -> LaunchDescription:
                               description='Simulator command_timeout and compensation '
                                           'timeout [s] (see SIM_TIMEOUT)'),
         DeclareLaunchArgument('thread_priority', default_value=str(NODE_PRIORITY),
-                              description='SCHED_FIFO priority (1 to 99) of the simulator, '
-                                          'the commanding nodes and the observer (as in '
-                                          'control.launch.py); needs root or an rtprio '
-                                          'limit (a warning and the normal scheduler where '
-                                          'refused); 0: the normal scheduler'),
+                              description='SCHED_FIFO priority (1 to 99) of the commanding '
+                                          'nodes and the observer, the simulator (the arm) '
+                                          '%d above them (as in control.launch.py); needs '
+                                          'root or an rtprio limit (a warning and the '
+                                          'normal scheduler where refused); 0: the normal '
+                                          'scheduler' % SIMULATOR_ABOVE_NODES),
         DeclareLaunchArgument('simulator_config',
                               default_value=_share('config', 'simulator.yaml'),
                               description='Parameter file of simulator_node'),

@@ -124,6 +124,15 @@ def test_controller_manager_outranks_the_nodes_it_feeds() -> None:
     assert lh.manager_prefix(99, permitted)[0] == 'chrt -f 99'
 
 
+def test_the_simulator_outranks_the_nodes_and_not_controller_manager() -> None:
+    """The arm's stand-in above the nodes that read it, below controller_manager."""
+    nodes = lh.loop_priority(str(lh.NODE_PRIORITY))
+    simulator = lh.simulator_priority(nodes)['thread_priority']
+    assert lh.NODE_PRIORITY < simulator < lh.NODE_PRIORITY + lh.MANAGER_ABOVE_NODES
+    assert lh.simulator_priority({'thread_priority': 0}) == {'thread_priority': 0}
+    assert lh.simulator_priority({'thread_priority': 99}) == {'thread_priority': 99}
+
+
 def test_fifo_permitted_agrees_with_the_system() -> None:
     """chrt's verdict is the kernel's: the same as setting this process's own scheduler."""
     import shutil

@@ -164,6 +164,12 @@ NODE_PRIORITY = 40
 #: (its executor, the topic-based hardware's subscription, joint_state_broadcaster's
 #: publisher thread; its update loop then sets its own ``thread_priority``).
 MANAGER_ABOVE_NODES = 5
+#: How far above the nodes' priority the launch files run the simulator: it stands for the
+#: arm, which no node of the suite delays on a real robot (by hand with a busy core, the
+#: simulator at the nodes' priority waited behind the observer's and the filter's work:
+#: simulated time dropped, the loop through controller_manager saw it as delay, and the
+#: JTC hold of cobot7's wrist joints went unstable; docs/ROS2_CONTROL.md, round 13).
+SIMULATOR_ABOVE_NODES = 2
 
 
 def fifo_permitted(priority: int) -> bool:
@@ -234,6 +240,18 @@ def loop_priority(value: str) -> dict[str, int]:
         raise LaunchArgumentError('thread_priority:=%s: expected an integer from 0 to 99 '
                                   '(SCHED_FIFO priority; 0: the normal scheduler)' % value)
     return {THREAD_PRIORITY: priority}
+
+
+def simulator_priority(loop: dict[str, int]) -> dict[str, int]:
+    """
+    Return the simulator's ``thread_priority`` parameter from the nodes' (:func:`loop_priority`).
+
+    :data:`SIMULATOR_ABOVE_NODES` above the nodes when they run at SCHED_FIFO (at most 99,
+    and below controller_manager's :data:`MANAGER_ABOVE_NODES`); 0 (the normal scheduler)
+    stays 0.
+    """
+    priority = loop[THREAD_PRIORITY]
+    return {THREAD_PRIORITY: min(priority + SIMULATOR_ABOVE_NODES, 99) if priority > 0 else 0}
 
 
 def state_publisher_wanted(value: str) -> bool:
