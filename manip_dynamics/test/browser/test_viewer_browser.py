@@ -27,7 +27,7 @@ more each second, for at most 10 s). Checks, on the 3D canvas (the panel exclude
   grey, dark grey, blue) covers some of them;
 * it moved: the two masks of arm pixels differ in more than 3 % of their union.
 
-When the simulator has no ``~/apply_wrench`` service (the push of issue 12 not built), the
+When the simulator has no ``~/apply_wrench`` service (a simulator without the push), the
 push is played instead by this test publishing /joint_states itself (the simulator stopped),
 with the second pose 0.3 rad away on two joints; the test says so in its output.
 

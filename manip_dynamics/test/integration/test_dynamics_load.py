@@ -16,7 +16,7 @@
 dynamics_node under load: many clients at once, and one very large request.
 
 * Four client processes call ~/inverse_dynamics 2,000 times each, back to back, while
-  joint_states stream in at 250 Hz: every call must be answered (issue 13 lost 14 of
+  joint_states stream in at 250 Hz: every call must be answered (a node once lost 14 of
   38,000), with the library's number. The calls were lost on the client side: with
   rclpy's default client QoS (depth 10) a client stalled by the load lost about 1 call in
   300 here, against dynamics_node and a trivial Trigger server alike (the server answered
@@ -148,7 +148,7 @@ def test_four_clients_2000_calls_each_all_answered(graph, model):
         for k in range(4)]
     try:
         # with rclpy.spin_until_future_complete 2,000 calls took 10-20 minutes per client
-        # here (each call slower than the last, issue 30); the client's wait keeps it flat
+        # here (each call slower than the last, as measured once); the client's wait keeps it flat
         outputs = [proc.communicate(timeout=3300)[0] for proc in procs]
     finally:
         for proc in procs:

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The planner -> feedforward_filter -> JTC chain as CI can run it (issue 29).
+The planner -> feedforward_filter -> JTC chain as CI can run it.
 
 The simulator in lockstep behind the controller_manager stand-in in its JTC mode (the law
 ros2_controllers 4.22+ documents: PID on the errors plus each point's effort), with jitter

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The nodes under glitches, misconfiguration and hostile input (issue 18), over real DDS.
+The nodes under glitches, misconfiguration and hostile input, over real DDS.
 
 Node processes on the test-own domain (conftest.py); in-process nodes for the callback
 injection (every subscription, timer, service and guard-condition callback of every node

@@ -270,7 +270,7 @@ def test_set_payload_enters_the_command(node, rig) -> None:
 
 
 def test_stale_action_hold_sends_gravity_at_the_last_pose_once_then_goes_on(node, rig):
-    """The default for bare effort arms (issue 27): one hold command, no ramp from zero."""
+    """The default for bare effort arms: one hold command, no ramp from zero."""
     process, _ = _start('md_test_gc_hold', controller_name='md_test_gc_hold')
     other = Rig(controller='md_test_gc_hold')
     try:

@@ -40,7 +40,7 @@ STATE_FIELDS = {
 }
 STATUS_FIELDS = {'success': 'boolean', 'message': 'string'}
 
-# service name -> (request fields, response fields), as issue 3 specifies them.
+# service name -> (request fields, response fields), as docs/ROS_API.md specifies them.
 EXPECTED = {
     'InverseDynamics': (
         {**STATE_FIELDS,

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-No DDS packet leaves the machine, and no deprecation warning is printed (issue 19, item 3).
+No DDS packet leaves the machine, and no deprecation warning is printed.
 
 A node process is started with the environment every script of the project gives it
 (:func:`manip_dynamics.ros.runtime.discovery.loopback_environment`); meanwhile a raw packet socket

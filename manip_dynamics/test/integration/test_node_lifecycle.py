@@ -20,7 +20,7 @@ Every node as a user meets it: stopped by signals, fed bad input, the simulator'
   every node with exit code 0 and no traceback; the compensation sends its zero command.
 * Each kind of bad input, sent to each node within one throttle period, is logged once per
   kind (a shared throttle hid all but the first), and the node keeps working. On Kilted a
-  shared call site with two throttle durations killed the simulator (issue 13, item 12).
+  shared call site with two throttle durations killed the simulator once.
 * The simulator holds every joint until the first command, says when it releases, falls
   after that without compensation, and holds again after ~/reset; it logs when it zeroes a
   stale command and when commands come back.
@@ -243,7 +243,7 @@ def test_each_kind_of_bad_joint_states_is_logged(xml, probe, module):
     """
     Four different faults in a row: four warnings, and the node still works.
 
-    The nodes keep the newest joint_states only (depth 1, issue 28): a burst of different
+    The nodes keep the newest joint_states only (depth 1): a burst of different
     faults is one fault to them, so each kind is sent until the node logs it; then all are
     repeated within the throttle period, which must not add a line of any kind.
     """
@@ -337,7 +337,7 @@ def test_simulator_brakes_hold_until_the_first_command(xml, probe):
         drift = np.max(np.abs(np.array(fallen[-1].position) - q[0]))
         assert drift > 0.05, 'released arm did not fall (drift %.4f rad)' % drift
 
-        # The zero command goes stale after command_timeout: a protective stop (issue 27),
+        # The zero command goes stale after command_timeout: a protective stop,
         # every joint braked where the arm is; a zero command does not hold that pose, so
         # the brakes stay on
         wait_for_log(proc, 'protective stop at t =', 10.0)

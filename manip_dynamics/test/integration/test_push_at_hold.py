@@ -14,7 +14,7 @@
 
 """
 The largest push the simulator accepts, on the arm at hold: no node stops commanding, the
-arm does not fall (issue 27).
+arm does not fall.
 
 simulator_node (lockstep, as ``make run`` and sim.launch.py run it), trajectory_controller
 holding the arm, gravity_compensation_node (on a topic of its own, so both commanding nodes

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-dynamics_node's ``~/retime`` (issue 20) over real DDS, as a planner calls it.
+dynamics_node's ``~/retime`` over real DDS, as a planner calls it.
 
 The waypoints come in a shuffled joint order; the answer is in that order, passes through
 every waypoint at ``waypoint_times``, keeps the velocity and acceleration limits at every

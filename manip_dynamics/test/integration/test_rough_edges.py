@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The ROS user's rough edges of issue 23, each as the user met it.
+What a ROS user met at the edges of the launch files and nodes, each as met.
 
 * viewer_node and ``manip-dynamics view`` without viser: one line saying how to install
   it, exit code 1, no traceback (a module ``viser`` that fails to import stands in for

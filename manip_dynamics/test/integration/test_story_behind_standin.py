@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The story of ``make run`` behind the controller_manager stand-in (issue 28), as CI can run it.
+The story of ``make run`` behind the controller_manager stand-in, as CI can run it.
 
 One run of ``python -m manip_dynamics.demo --standin`` with the stand-in's jitter (30 % of a
 period) and skipped cycles (2 %) in co-simulation with the simulator: a push at hold, a move

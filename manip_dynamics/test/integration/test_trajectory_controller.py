@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-trajectory_controller driving simulator_node over real DDS (issue 21).
+trajectory_controller driving simulator_node over real DDS.
 
 The controller holds the start pose (releasing the simulator's brakes), follows an untimed
 trajectory (retimed) to its end, refuses one that would jump, stops on a contact message and
@@ -159,7 +159,7 @@ def test_contact_stops_and_resume_continues(graph):
 
 
 def test_an_old_contact_message_is_ignored(graph):
-    """Issue 28: a contact stamped 1 s before the newest joint state does not stop a move."""
+    """A contact stamped 1 s before the newest joint state does not stop a move."""
     here = pose(graph).copy()
     goal = here + 0.5 * MOVE
     proc = graph.procs['ctl']
@@ -184,7 +184,7 @@ def test_an_old_contact_message_is_ignored(graph):
 
 
 def test_stale_joint_states_stop_with_one_hold_command(graph):
-    """Issue 27: stale input ends with gravity at the last good pose (stale_action hold)."""
+    """Stale input ends with gravity at the last good pose (stale_action hold)."""
     from std_msgs.msg import Float64MultiArray
     from manip_dynamics import RobotModel
     proc = graph.procs['ctl']

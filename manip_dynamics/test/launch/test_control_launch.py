@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-launch_testing test of launch/control.launch.py: the real controller_manager chain (issue 22).
+launch_testing test of launch/control.launch.py: the real controller_manager chain.
 
 Launches control.launch.py without RViz and without robot_state_publisher: the real
 controller_manager (ros2_control_node) with topic_based_ros2_control's TopicBasedSystem, the
@@ -54,7 +54,7 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 
 JOINTS = ['cobot7_joint%d' % i for i in range(1, 8)]
-#: How long the arm must hold its pose [s] (issue 22).
+#: How long the arm must hold its pose [s].
 HOLD_TIME = 30.0
 
 

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Motion through the real controller_manager: planner -> feedforward_filter -> JTC (issue 29).
+Motion through the real controller_manager: planner -> feedforward_filter -> JTC.
 
 ``ros2 launch manip_dynamics control.launch.py`` (no RViz, no robot_state_publisher): the
 real controller_manager with TopicBasedSystem and the simulator, the idle arm held by the

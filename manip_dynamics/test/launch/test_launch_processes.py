@@ -185,7 +185,7 @@ def test_ctrl_c_stops_every_node_cleanly(launch):
 
 
 def test_the_readme_no_rviz_line_works_without_robot_state_publisher(launch):
-    """``sim.launch.py viewer:=true rviz:=false`` as written (issue 23, item 5)."""
+    """``sim.launch.py viewer:=true rviz:=false`` as written in the README."""
     from manip_dynamics.ros.launch_support.launch_helpers import executable_path
     if executable_path('robot_state_publisher', 'robot_state_publisher') is not None:
         pytest.skip('robot_state_publisher is installed here: auto starts it')
@@ -200,7 +200,7 @@ def test_the_readme_no_rviz_line_works_without_robot_state_publisher(launch):
 
 
 def test_killing_the_launch_process_alone_stops_every_node(launch):
-    """SIGTERM to ``ros2 launch`` only (issue 23, item 2): no node keeps running."""
+    """SIGTERM to ``ros2 launch`` only: no node keeps running."""
     run = launch('sim.launch.py', 'rviz:=false', 'robot_state_publisher:=false')
     run.wait_for('brakes released', STARTUP_TIMEOUT)
     time.sleep(1.0)

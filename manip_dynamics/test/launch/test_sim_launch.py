@@ -20,7 +20,7 @@ as a parameter; neither C++ executable is needed), waits for /joint_states, /clo
 dynamics node's gravity torques and the compensation's commands with WaitForTopics, checks
 that the simulator publishes cobot7's joints, that the arm holds its start pose from the
 very first message of a cold start (the simulator's brakes hold it until the compensation's
-first command; before them it sagged by up to 1.57 rad, issue 13), that it holds again
+first command; before them it sagged by up to 1.57 rad), that it holds again
 after ~/reset, and that every process exits cleanly. The same node graph is tested without
 launch in test/integration/test_sim_with_gravity_compensation.py. Skipped with the reason
 where launch_testing is not importable (the PyPI set-up).

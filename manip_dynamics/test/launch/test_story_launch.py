@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The story of ``make run`` through ``ros2 launch manip_dynamics sim.launch.py`` (issue 28).
+The story of ``make run`` through ``ros2 launch manip_dynamics sim.launch.py``.
 
 Where ``ros2 launch`` can run, the demo starts the arm with sim.launch.py
 (``trajectory_controller:=true``: trajectory_controller and external_torque_observer with

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-One model of the rotor inertia (armature) everywhere (issue 28).
+One model of the rotor inertia (armature) everywhere.
 
 cobot7 with 0.2 kg m^2 of armature on every joint follows a fast move under the computed-
 torque controller, in the simulator, with their defaults; the momentum observer with its

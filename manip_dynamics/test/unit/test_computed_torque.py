@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The computed-torque and joint-impedance controllers (issue 21) in closed loop.
+The computed-torque and joint-impedance controllers in closed loop.
 
 References: Craig ch. 10's error equation ``e'' + Kv e' + Kp e = 0`` (with a perfect model the
 computed-torque loop is a critically damped second-order system whose solution is written

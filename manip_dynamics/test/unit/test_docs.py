@@ -352,6 +352,6 @@ def test_ros2_command_line(where, command):
     ('ros2 service call /x std_srvs/srv/Trigger "{a: [}"', 'not YAML'),
 ])
 def test_ros2_command_checker_rejects(command, problem):
-    """The checker finds the defects issue 13 reported (the checker's own test)."""
+    """The checker finds the defects a review once reported (the checker's own test)."""
     assert any(problem in error for error in check_ros2_command(command)), (
         check_ros2_command(command))

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Feed-forward torques of a planned trajectory (issue 29): against Craig's closed form, and by use.
+Feed-forward torques of a planned trajectory: against Craig's closed form, and by use.
 
 References: Craig eq. 6.58 typed from the book for the planar 2R arm, with rotor inertia
 ``I_a qdd`` and viscous + Coulomb friction of sec. 6.11 written out here; and the physical

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-What reaches an arm stays safe under glitches (issue 18), in the library, without ROS.
+What reaches an arm stays safe under glitches, in the library, without ROS.
 
 Each test names the item of the issue it covers; each failed before the fix (the
 plausibility gate, the compensator and the gated observer did not exist; the library calls
@@ -82,7 +82,7 @@ def test_bounded_friction_never_exceeds_the_friction_at_the_velocity_limit(cobot
 
 
 def test_glitches_hold_the_last_command_then_gravity_at_the_last_good_pose(cobot):
-    """Issue 27: a stream of glitches holds the arm (gravity at the last good pose), never zero."""
+    """A stream of glitches holds the arm (gravity at the last good pose), never zero."""
     comp = GravityCompensator(cobot, list(range(cobot.dof)), ramp_time=0.0, timeout=0.1)
     q = home(cobot)
     first = comp.update(0.0, q, np.zeros(cobot.dof))
@@ -125,7 +125,7 @@ def test_gate_on_a_continuous_joint_uses_absolute_bounds():
     gate = JointStateGate(model)
     assert gate.check(0.0, np.array([123.0]), np.array([1.4])).ok   # many turns: fine
     assert not gate.check(0.0, np.array([1e6]), None).ok
-    # 1.6 x its 1 rad/s limit is overspeed, reported, not a glitch (issue 27); a value no
+    # 1.6 x its 1 rad/s limit is overspeed, reported, not a glitch; a value no
     # real motion reaches is
     fast = gate.check(0.001, np.array([123.0016]), np.array([1.6]))
     assert fast.ok and 'velocity limit' in fast.overspeed
@@ -421,7 +421,7 @@ def test_property_compensation_commands_are_finite_bounded_and_never_drop_the_ar
     Glitches injected into a pushed arm's stream never reach the command; nothing drops it.
 
     Every command is finite and within the limits; a glitch is answered with the last good
-    command, after the hold time with gravity at the last good pose (issue 27), never with
+    command, after the hold time with gravity at the last good pose, never with
     zero; only a gap in the stream (stale input) acts through the watchdog, with the hold.
     """
     model = cobot_friction

@@ -226,7 +226,7 @@ def test_written_urdf_loads_checks_clean_and_changes_only_inertials(run, identif
     # link 1 turns about the vertical axis only: its mass, centre of mass and Ixx, Iyy do
     # not enter any joint torque, so the fit leaves them to the regularization and the
     # shape heuristic may flag them (the bundled file's own link-1 warning covered this
-    # until issue 23 drew the shoulder column on link 1)
+    # until the shoulder column was drawn on link 1)
     allowed.add(('link', 'cobot7_link1'))
     new = [f for f in _check(identified['path'], capsys)
            if (f['kind'], f['name']) not in allowed]

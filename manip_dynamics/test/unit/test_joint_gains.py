@@ -13,14 +13,14 @@
 # limitations under the License.
 
 """
-Joint PD gains with a stated delay margin (issue 29), checked by a closed loop built here.
+Joint PD gains with a stated delay margin, checked by a closed loop built here.
 
 The reference: the linearized coupled arm ``M(q) e'' = u`` discretized with a zero-order
 hold by scipy (``cont2discrete``), the command ``u_k = -P e_{k-d} - D e'_{k-d}`` from a
 measurement ``d`` cycles old, the delay kept as a line of past *states* (the library keeps
 past commands), and its spectral radius, at the poses the gains were designed over and at
 poses they never saw. The same construction reproduces the figures measured for the gains
-the launch wrote before (issue 29: 0.973 up to 2 cycles, 0.992 at 3, 1.037 at 4 at 250 Hz)
+the launch wrote before (0.973 up to 2 cycles, 0.992 at 3, 1.037 at 4 at 250 Hz)
 and checks the ones it writes now (design_joint_gains).
 """
 
@@ -152,7 +152,7 @@ def test_the_stiffness_floor_lifts_light_joints_within_its_cap(designs):
 
 
 def test_the_gains_the_launch_wrote_lost_stability_at_four_cycles():
-    """Issue 29's figures for cobot7 at 250 Hz, from the gains the launch wrote until then."""
+    """The figures for cobot7 at 250 Hz, from the gains the launch wrote until then."""
     model, _, start = load('cobot7')
     mass = model.mass_matrix(start, include_armature=True)
     m = 1.0 / np.diag(np.linalg.inv(mass))   # p = m w^2, d = 2 m w, w = 0.1 x the rate

@@ -38,7 +38,7 @@ def arm_with_joint_dynamics() -> RobotModel:
 
 
 def test_payload_from_motion_with_friction_and_rotor_inertia_is_exact(arm_with_joint_dynamics):
-    """1.5 kg, 6 cm along the tool axis: issue 19 measured 1.43 kg and 14 mm off before."""
+    """1.5 kg, 6 cm along the tool axis (an earlier estimator gave 1.43 kg and 14 mm off)."""
     model = arm_with_joint_dynamics
     inertia = np.array([0.004, 0.0002, 0.0, 0.005, 0.0, 0.003])
     truth = model.with_joint_dynamics()

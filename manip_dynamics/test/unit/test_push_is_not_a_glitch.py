@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-A push is not a sensor glitch (issue 27), in the library, without ROS.
+A push is not a sensor glitch, in the library, without ROS.
 
 A 15 N push swung cobot7's wrist past 1.5 x its velocity limit and the old gate, a fixed
 multiple of the limit, rejected the real motion: the nodes stopped and the arm fell. The

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Torque-feasible retiming (issue 20): waypoints, smoothness, limits everywhere, optimality.
+Torque-feasible retiming: waypoints, smoothness, limits everywhere, optimality.
 
 References: the waypoints themselves (passed exactly), finite differences of the sampled
 positions (the returned velocities and accelerations are their derivatives), Pinocchio's

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The ros2_control side of the descriptions (issue 22), without a ROS install.
+The ros2_control side of the descriptions, without a ROS install.
 
 Each bundled arm's ``<ros2_control>`` block is checked against its URDF as urdfdom-py
 (urdf_parser_py, an independent parser) reads it: every actuated joint once, an effort
