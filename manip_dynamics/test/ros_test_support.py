@@ -94,6 +94,45 @@ def read_log(proc: Any) -> str:
         return stream.read()
 
 
+def wait_for_log(proc: Any, text: str, timeout: float = STARTUP_TIMEOUT) -> str:
+    """
+    Wait until a node process has logged ``text``; return its log then.
+
+    :param proc: A process from :func:`manip_dynamics.ros.runtime.node_process.start_node`.
+    :param text: What the log must contain.
+    :param timeout: Longest wait [s].
+    :raises AssertionError: Not logged within ``timeout`` s, or the process ended first
+        (the message carries the whole log and the exit code).
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        log = read_log(proc)
+        if text in log:
+            return log
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    raise AssertionError('%r not in the log of %s (exit code %s):\n%s' % (
+        text, proc.args[2], proc.poll(), read_log(proc)))
+
+
+def exit_code_and_log(proc: Any, timeout: float = STARTUP_TIMEOUT) -> tuple[int, str]:
+    """
+    Wait for a node process that should end by itself; return its exit code and log.
+
+    The process is stopped (and waited for) whatever happens, so none is left behind.
+
+    :param proc: A process from :func:`manip_dynamics.ros.runtime.node_process.start_node`.
+    :param timeout: Longest wait [s] (``subprocess.TimeoutExpired`` after it).
+    """
+    from manip_dynamics.ros.runtime.node_process import stop_node
+    try:
+        code = proc.wait(timeout=timeout)
+    finally:
+        stop_node(proc)
+    return code, read_log(proc)
+
+
 def send_until_logged(proc: Any, publisher: Any, msg: Any, text: str,
                       timeout: float = 20.0, period: float = 0.05) -> None:
     """
@@ -205,6 +244,13 @@ def wait_simulated(watch: Any, seconds: float) -> float:
     return watch.last()[0]
 
 
+def urdf_text(name: str) -> str:
+    """Return a bundled arm's URDF text (e.g. ``cobot7``)."""
+    from manip_dynamics.bundled import urdf_path
+    with open(urdf_path(name), encoding='utf-8') as stream:
+        return stream.read()
+
+
 def bundled_arm(name: str) -> tuple:
     """
     Return a bundled arm's URDF text, its RobotModel and its start pose.
@@ -213,9 +259,7 @@ def bundled_arm(name: str) -> tuple:
     :return: ``(xml, model, q0)``; q0 [rad or m] as control.launch.py starts it, shape (n,).
     """
     from manip_dynamics import RobotModel
-    from manip_dynamics.bundled import urdf_path
     from manip_dynamics.ros.launch_support.ros2_control_setup import default_initial_positions
-    with open(urdf_path(name), encoding='utf-8') as stream:
-        xml = stream.read()
+    xml = urdf_text(name)
     model = RobotModel.from_urdf_string(xml)
     return xml, model, default_initial_positions(model, xml)

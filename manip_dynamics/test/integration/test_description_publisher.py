@@ -22,8 +22,8 @@ Expected values come from what the test sends and the URDF.
 import time
 
 import pytest
-from ros_test_support import (read_log, require_interfaces, require_rclpy, spun_node,
-                              STARTUP_TIMEOUT, wait_until)
+from ros_test_support import (exit_code_and_log, read_log, require_interfaces, require_rclpy,
+                              spun_node, urdf_text, wait_for_log, wait_until)
 
 rclpy = require_rclpy()
 require_interfaces()
@@ -31,7 +31,6 @@ require_interfaces()
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402, I100
 from std_msgs.msg import String  # noqa: E402
 
-from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 
 pytestmark = [pytest.mark.rostest, pytest.mark.slow]
@@ -40,14 +39,7 @@ pytestmark = [pytest.mark.rostest, pytest.mark.slow]
 @pytest.fixture(scope='module')
 def xml() -> str:
     """Return the cobot7 URDF text."""
-    with open(urdf_path('cobot7'), encoding='utf-8') as stream:
-        return stream.read()
-
-
-def wait_for_log(proc, text: str, timeout: float = STARTUP_TIMEOUT) -> str:
-    """Wait until the node's log contains ``text``; fail with the log otherwise."""
-    return wait_until(lambda: text in read_log(proc) and read_log(proc), timeout,
-                      '%r not logged' % text) or read_log(proc)
+    return urdf_text('cobot7')
 
 
 def test_description_publisher_serves_a_late_subscriber(xml):
@@ -73,10 +65,6 @@ def test_description_publisher_serves_a_late_subscriber(xml):
 def test_description_publisher_refuses_an_unusable_description():
     proc = start_node('description_publisher', 'description_publisher_bad',
                       {'robot_description': '<robot name="x"><link name="a"'})
-    try:
-        code = proc.wait(timeout=60.0)
-    finally:
-        stop_node(proc)
-    log = read_log(proc)
+    code, log = exit_code_and_log(proc, 60.0)
     assert code == 1 and 'cannot start: robot_description' in log, log
     assert 'Traceback' not in log, log

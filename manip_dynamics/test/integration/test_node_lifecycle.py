@@ -37,8 +37,8 @@ import time
 
 import numpy as np
 import pytest
-from ros_test_support import (read_log, require_interfaces, require_rclpy,
-                              send_until_logged)
+from ros_test_support import (read_log, require_interfaces, require_rclpy, send_until_logged,
+                              urdf_text, wait_for_log)
 
 rclpy = require_rclpy()
 srv = require_interfaces()
@@ -48,7 +48,6 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
-from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 from manip_dynamics.ros.runtime.node_runtime import EXIT_STUCK, STOP_GRACE  # noqa: E402
 
@@ -63,22 +62,7 @@ JOINTS = ['cobot7_joint%d' % i for i in range(1, 8)]
 @pytest.fixture(scope='module')
 def xml() -> str:
     """Return the cobot7 URDF text."""
-    with open(urdf_path('cobot7'), encoding='utf-8') as stream:
-        return stream.read()
-
-
-def wait_for_log(proc, text: str, timeout: float) -> str:
-    """Wait until the node's log contains ``text``; fail with the log otherwise."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        log = read_log(proc)
-        if text in log:
-            return log
-        if proc.poll() is not None:
-            break
-        time.sleep(0.05)
-    raise AssertionError('%r not in the log of %s (exit code %s):\n%s' % (
-        text, proc.args[2], proc.poll(), read_log(proc)))
+    return urdf_text('cobot7')
 
 
 class Probe:

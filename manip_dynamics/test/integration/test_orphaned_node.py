@@ -27,8 +27,7 @@ import sys
 import textwrap
 
 import pytest
-from ros_test_support import (read_log, require_interfaces, require_rclpy, STARTUP_TIMEOUT,
-                              wait_until)
+from ros_test_support import require_interfaces, require_rclpy, STARTUP_TIMEOUT, wait_until
 
 rclpy = require_rclpy()
 require_interfaces()
@@ -38,12 +37,6 @@ from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.ros.runtime.node_process import PACKAGE_ROOT  # noqa: E402
 
 pytestmark = [pytest.mark.rostest, pytest.mark.slow]
-
-
-def wait_for_log(proc, text: str, timeout: float = STARTUP_TIMEOUT) -> str:
-    """Wait until the node's log contains ``text``; fail with the log otherwise."""
-    return wait_until(lambda: text in read_log(proc) and read_log(proc), timeout,
-                      '%r not logged' % text) or read_log(proc)
 
 
 LAUNCHER = textwrap.dedent('''

@@ -20,14 +20,13 @@ Expected values come from what the test sends and the URDF.
 
 
 import pytest
-from ros_test_support import (read_log, require_interfaces, require_rclpy, spun_node,
-                              STARTUP_TIMEOUT, wait_until)
+from ros_test_support import (require_interfaces, require_rclpy, spun_node, urdf_text,
+                              wait_for_log, wait_until)
 
 rclpy = require_rclpy()
 srv = require_interfaces()
 
 
-from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 
 pytestmark = [pytest.mark.rostest, pytest.mark.slow]
@@ -36,14 +35,7 @@ pytestmark = [pytest.mark.rostest, pytest.mark.slow]
 @pytest.fixture(scope='module')
 def xml() -> str:
     """Return the cobot7 URDF text."""
-    with open(urdf_path('cobot7'), encoding='utf-8') as stream:
-        return stream.read()
-
-
-def wait_for_log(proc, text: str, timeout: float = STARTUP_TIMEOUT) -> str:
-    """Wait until the node's log contains ``text``; fail with the log otherwise."""
-    return wait_until(lambda: text in read_log(proc) and read_log(proc), timeout,
-                      '%r not logged' % text) or read_log(proc)
+    return urdf_text('cobot7')
 
 
 def test_set_payload_of_zero_on_a_link_without_one_says_so(xml):

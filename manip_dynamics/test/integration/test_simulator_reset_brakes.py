@@ -25,7 +25,7 @@ import time
 import numpy as np
 import pytest
 from ros_test_support import (read_log, require_interfaces, require_rclpy, send_until_logged,
-                              spun_node, STARTUP_TIMEOUT, wait_until)
+                              spun_node, urdf_text, wait_for_log, wait_until)
 
 rclpy = require_rclpy()
 require_interfaces()
@@ -35,7 +35,6 @@ from std_msgs.msg import Float64MultiArray  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
 from manip_dynamics import RobotModel  # noqa: E402
-from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 
 pytestmark = [pytest.mark.rostest, pytest.mark.slow]
@@ -44,14 +43,7 @@ pytestmark = [pytest.mark.rostest, pytest.mark.slow]
 @pytest.fixture(scope='module')
 def xml() -> str:
     """Return the cobot7 URDF text."""
-    with open(urdf_path('cobot7'), encoding='utf-8') as stream:
-        return stream.read()
-
-
-def wait_for_log(proc, text: str, timeout: float = STARTUP_TIMEOUT) -> str:
-    """Wait until the node's log contains ``text``; fail with the log otherwise."""
-    return wait_until(lambda: text in read_log(proc) and read_log(proc), timeout,
-                      '%r not logged' % text) or read_log(proc)
+    return urdf_text('cobot7')
 
 
 def test_reset_releases_the_brakes_only_on_a_command_that_holds_the_reset_pose(xml):

@@ -26,7 +26,7 @@ import os
 import time
 
 import pytest
-from ros_test_support import read_log, require_rclpy, STARTUP_TIMEOUT
+from ros_test_support import exit_code_and_log, read_log, require_rclpy, STARTUP_TIMEOUT
 
 require_rclpy()
 
@@ -77,11 +77,7 @@ def test_suspect_description_starts_and_each_warning_is_logged_once(xml, module)
 def test_strict_node_refuses_a_suspect_description(xml, module):
     proc = start_node(module, 'strict_on_%s' % module.replace('_node', ''),
                       {'robot_description': xml, 'strict': True})
-    try:
-        code = proc.wait(timeout=STARTUP_TIMEOUT)
-    finally:
-        stop_node(proc)
-    log = read_log(proc)
+    code, log = exit_code_and_log(proc)
     assert code == 1, log
     assert 'cannot start' in log and 'strict' in log and 'Traceback' not in log, log
     for link in SUSPECT_LINKS:

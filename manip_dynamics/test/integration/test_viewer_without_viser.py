@@ -25,15 +25,13 @@ import subprocess
 import sys
 
 import pytest
-from ros_test_support import read_log, require_interfaces, require_rclpy, STARTUP_TIMEOUT
+from ros_test_support import (exit_code_and_log, require_interfaces, require_rclpy,
+                              STARTUP_TIMEOUT, urdf_text)
 
 rclpy = require_rclpy()
 require_interfaces()
 
-
-from manip_dynamics.bundled import urdf_path  # noqa: E402
-from manip_dynamics.ros.runtime.node_process import (  # noqa: E402
-    PACKAGE_ROOT, start_node, stop_node)
+from manip_dynamics.ros.runtime.node_process import PACKAGE_ROOT, start_node  # noqa: E402
 
 pytestmark = [pytest.mark.rostest, pytest.mark.slow]
 
@@ -41,8 +39,7 @@ pytestmark = [pytest.mark.rostest, pytest.mark.slow]
 @pytest.fixture(scope='module')
 def xml() -> str:
     """Return the cobot7 URDF text."""
-    with open(urdf_path('cobot7'), encoding='utf-8') as stream:
-        return stream.read()
+    return urdf_text('cobot7')
 
 
 def no_viser(tmp_path) -> dict:
@@ -58,11 +55,7 @@ def no_viser(tmp_path) -> dict:
 def test_viewer_node_without_viser_says_so_in_one_line(tmp_path, xml):
     proc = start_node('viewer_node', 'viewer_no_viser', {'robot_description': xml},
                       env=no_viser(tmp_path))
-    try:
-        code = proc.wait(timeout=STARTUP_TIMEOUT)
-    finally:
-        stop_node(proc)
-    log = read_log(proc)
+    code, log = exit_code_and_log(proc)
     assert code == 1, log
     assert 'Traceback' not in log, log
     assert 'the viewer needs viser' in log and 'pip install viser' in log, log
