@@ -45,13 +45,20 @@ there. The node therefore sends JTC a hold, one point at the pose with its gravi
 (:func:`~manip_dynamics.control.plan_feedforward.hold_efforts`): when JTC becomes active
 (on its first ``controller_state``, of the pose of the newest joint state stamped before
 it), and after every ending that is not a success (cancel, contact, a downstream abort or a
-cancel by someone else, JTC deactivated; a preempted goal leaves the arm to the goal that
-preempted it), of the pose JTC holds then (where the arm stopped) and once more where it
-comes to rest (no joint farther than ``SETTLED_SPEED x SETTLED_TIME`` from one pose for
-``SETTLED_TIME``: a PD hold of a pose the arm has passed pulls it back against friction in
-slips), and on the way out of the node (on JTC's topic). Each hold is checked: accepted, or
-the refusal logged and the hold sent again while JTC is active. Every forwarded plan ends on
-a point whose effort holds its last pose.
+cancel by someone else, JTC deactivated, JTC's answer overdue; a preempted goal leaves the
+arm to the goal that preempted it), of the pose JTC holds then (where the arm stopped) and
+once more where it comes to rest (no joint farther than ``SETTLED_SPEED x SETTLED_TIME``
+from one pose for ``SETTLED_TIME``: a PD hold of a pose the arm has passed pulls it back
+against friction in slips), and on the way out of the node (on JTC's topic). Each hold is
+checked: accepted, or the refusal logged and the hold sent again while JTC is active. Every
+forwarded plan ends on a point whose effort holds its last pose.
+
+JTC's answers are watched on the joint states' clock: its acceptance and its result after a
+cancel or a contact stop within ``ANSWER_GRACE``, its result within ``RESULT_GRACE`` after the
+plan's end plus its goal time. A goal whose answer is overdue is canceled at JTC and ended
+here (ABORTED, or CANCELED when canceled, with GOAL_TOLERANCE_VIOLATED and the reason), and
+the arm is held where it is: a lost answer never leaves the client waiting or the arm on
+JTC's effortless hold.
 
 Contact: a ``contact: true`` on ``<observer_namespace>/contact`` stamped after the running
 plan was sent on and at most ``max_contact_age`` before the newest joint state cancels the
@@ -82,6 +89,7 @@ from std_msgs.msg import String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from manip_dynamics.control.feedforward import GRAVITY_MODES
+from manip_dynamics.control.gains import GOAL_TIME
 from manip_dynamics.control.plan_feedforward import (
     hold_efforts, ON_INFEASIBLE, plan_with_feedforward, PlannedMotion, PlanRefused)
 from manip_dynamics.control.trajectory_goal import read_trajectory_goal
@@ -120,6 +128,14 @@ SETTLED_TIME = 0.05
 PREPARED_GOALS = 8
 #: JTC's result text for a goal it preempted (joint_trajectory_controller.cpp).
 JTC_PREEMPTED = 'preempted by new incoming action'
+#: JTC's answer is overdue ANSWER_GRACE [s, joint states' clock] after the goal was sent
+#: (its acceptance) or after a cancel or a contact stop was passed down (its result: JTC
+#: answers these at once), and RESULT_GRACE after the plan's end plus its goal time (the
+#: larger of the goal's and GOAL_TIME, the launch's JTC configuration). The goal then ends
+#: without the answer, and the arm is held. By hand behind the real controller_manager one
+#: goal in 19 rounds never ended.
+ANSWER_GRACE = 1.0
+RESULT_GRACE = 2.0
 
 
 @dataclass
@@ -134,6 +150,9 @@ class GoalRun:
     reasons: list = field(default_factory=list)   # why the node stopped it (contact)
     preempted: bool = False       # a newer goal replaced it
     finished: Future | None = None   # set when the goal ends: JTC answered, preempted, time up
+    sending: Future | None = None    # the goal request to JTC, until JTC answers it
+    deadline: float = float('inf')   # JTC's next answer is overdue then (joint states' clock)
+    overdue: str = ''             # why the node ended the goal without JTC's answer
 
 
 class FeedforwardFilterNode(GuardedNode):
@@ -325,6 +344,8 @@ class FeedforwardFilterNode(GuardedNode):
         if run is not None and run.downstream is None and run.finished is not None and \
                 not run.finished.done() and self._stamp >= run.end:
             self._defer('time up', self._time_up, run)
+        if run is not None and not run.overdue and self._stamp >= run.deadline:
+            self._defer('overdue', self._overdue, run)
 
     def _defer(self, kind: str, call: Any, *args: Any) -> None:
         """From the lane: have the executor run ``call(*args)`` (once per kind pending)."""
@@ -350,6 +371,31 @@ class FeedforwardFilterNode(GuardedNode):
         if self._settle is settle and self._run is None:
             self._settle = None
             self._hold('at rest after: %s' % settle[0])
+
+    def _answer_due(self, run: GoalRun, after: float) -> None:
+        """JTC's next answer on ``run`` is due ANSWER_GRACE after ``after`` (or earlier)."""
+        run.deadline = min(run.deadline, after + ANSWER_GRACE)
+
+    def _overdue(self, run: GoalRun) -> None:
+        """
+        End a goal JTC has not answered in time: cancel it there, end it here, hold.
+
+        The node's hold goal preempts whatever JTC still runs; the upstream goal ends
+        ABORTED with GOAL_TOLERANCE_VIOLATED (JTC's code for a goal past its goal time), or
+        CANCELED when it was canceled.
+        """
+        if self._run is not run or run.overdue:
+            return
+        waited = ('its acceptance' if run.downstream is None else 'its result')
+        run.overdue = ('%s did not send %s in time (by %.3f s, joint states clock); '
+                       'the goal was ended here and the arm held where it is' % (
+                           self._jtc_action, waited, run.deadline))
+        if run.downstream is not None:
+            run.downstream.cancel_goal_async()
+        if run.sending is not None and not run.sending.done():
+            run.sending.cancel()   # _execute's await returns None
+        if run.finished is not None and not run.finished.done():
+            run.finished.set_result(None)
 
     @staticmethod
     def _time_up(run: GoalRun) -> None:
@@ -548,6 +594,8 @@ class FeedforwardFilterNode(GuardedNode):
         self._topic_goal = None
         if run is not None:
             run.reasons.append(reason)
+            if run.downstream is not None:
+                self._answer_due(run, self._stamp)
             if run.downstream is None and run.finished is not None and \
                     not run.finished.done():
                 run.finished.set_result(False)   # downstream topic: it ends now
@@ -675,6 +723,8 @@ class FeedforwardFilterNode(GuardedNode):
         from rclpy.action import CancelResponse
         run = self._run
         if run is not None and run.upstream is upstream:
+            if self._client is not None:
+                self._answer_due(run, self._stamp)
             if run.downstream is not None:
                 run.downstream.cancel_goal_async()   # JTC answers CANCELED at once
             elif run.finished is not None and not run.finished.done():
@@ -706,12 +756,16 @@ class FeedforwardFilterNode(GuardedNode):
             def relay(feedback: Any) -> None:
                 if self._run is run:
                     upstream.publish_feedback(feedback.feedback)
-            handle = await self._client.send_goal_async(
+            self._answer_due(run, self._stamp)
+            run.sending = self._client.send_goal_async(
                 self._Action.Goal(trajectory=msg,
                                   path_tolerance=upstream.request.path_tolerance,
                                   goal_tolerance=upstream.request.goal_tolerance,
                                   goal_time_tolerance=upstream.request.goal_time_tolerance),
                 feedback_callback=relay)
+            handle = await run.sending
+            if run.overdue:
+                return self._end(run, None, result)
             if handle is None or not handle.accepted:
                 result.error_code = Result.INVALID_GOAL
                 result.error_string = '%s refused the plan%s' % (
@@ -724,7 +778,11 @@ class FeedforwardFilterNode(GuardedNode):
                     self._hold('%s refused the goal' % self.controller_name)
                 return result
             run.downstream = handle
+            goal_time = stamp_seconds(upstream.request.goal_time_tolerance)
+            run.deadline = max(end + max(goal_time, GOAL_TIME) + RESULT_GRACE,
+                               self._stamp + ANSWER_GRACE)
             if upstream.is_cancel_requested or run.reasons:
+                self._answer_due(run, self._stamp)
                 handle.cancel_goal_async()
             # JTC's result, or the preemption by a newer goal, whichever comes first: JTC
             # (4.22) sends the result of a goal it replaced only when the new one ends
@@ -754,7 +812,17 @@ class FeedforwardFilterNode(GuardedNode):
         hold = None
         succeeded = (downstream is not None and status == GoalStatus.STATUS_SUCCEEDED
                      and result.error_code == Result.SUCCESSFUL)
-        if run.preempted and not succeeded:
+        if run.overdue:
+            result.error_code = Result.GOAL_TOLERANCE_VIOLATED
+            result.error_string = run.overdue
+            if upstream.is_cancel_requested:
+                upstream.canceled()
+                ending = 'canceled'
+            else:
+                upstream.abort()
+                ending = 'aborted'
+            hold = run.overdue
+        elif run.preempted and not succeeded:
             result.error_code = Result.INVALID_GOAL
             result.error_string = 'preempted by a new goal'
             upstream.abort()
