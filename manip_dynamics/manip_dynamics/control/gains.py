@@ -322,9 +322,11 @@ TRAJECTORY_TOLERANCE_TIME = 0.1
 TRAJECTORY_TOLERANCE_RANGE = (0.05, 0.25)
 #: ``constraints.goal_time`` [s] and ``stopped_velocity_tolerance`` [rad/s or m/s] written
 #: with the gains: within MoveIt's allowance (it cancels an execution running past 1.1 x its
-#: duration + 0.5 s), so a late goal fails as GOAL_TOLERANCE_VIOLATED, not as MoveIt's
-#: cancel.
-GOAL_TIME = 0.5
+#: duration + 0.5 s) together with the time a goal takes to reach JTC through
+#: feedforward_filter, so a late goal fails as GOAL_TOLERANCE_VIOLATED, not as MoveIt's
+#: cancel. 0.5 s until round 14: by hand with a busy core, MoveIt's cancel came first in 2 of
+#: 20 off-target goals of 2 s (the goal reached JTC more than 0.2 s after it was sent).
+GOAL_TIME = 0.25
 STOPPED_VELOCITY_TOLERANCE = 0.05
 
 
