@@ -214,7 +214,7 @@ def _nodes(context: LaunchContext) -> list:
                 package=PACKAGE, executable='feedforward_filter', name='feedforward_filter',
                 output='screen', parameters=[{
                     'use_sim_time': False, 'robot_description': description,
-                    'controller_name': TRAJECTORY_CONTROLLER, **priority}]))
+                    'jtc_name': TRAJECTORY_CONTROLLER, **priority}]))
     if simulated:
         nodes.append(Node(
             package=PACKAGE, executable='simulator_node', name='simulator', output='screen',

@@ -255,9 +255,7 @@ class TrajectoryController:
         """
         n = model.dof
         self.model = model
-        self.kp = self._gains(kp, n, 'kp', positive=True)
-        self.kd = self._gains(kd, n, 'kd')
-        self.ki = self._gains(0.0 if ki is None else ki, n, 'ki')
+        self.set_gains(kp, kd, ki)
         limits = (np.array(model.effort_limits, dtype=np.float64) if effort_limits is None
                   else np.array(effort_limits, dtype=np.float64).reshape(-1))
         if limits.shape != (n,) or not (np.all(np.isfinite(limits)) and np.all(limits > 0)):
@@ -272,18 +270,12 @@ class TrajectoryController:
                             (integral_limit, 'integral_limit')):
             if not (math.isfinite(value) and value > 0.0):
                 raise InputError('%s must be > 0, got %r' % (name, value))
+        self._full_limits = limits
         self.limits = limits * effort_scale
         self.max_tracking_error = float(max_tracking_error)
         self.start_tolerance = float(start_tolerance)
         self.integral_limit = float(integral_limit)
         self.include_friction = bool(include_friction)
-        # Lambda = Kp / Kd of the reference velocity qd_r = qd_d + Lambda e [1/s]
-        self._lam = np.where(self.kd > 0.0, self.kp / np.where(self.kd > 0.0, self.kd, 1.0),
-                             0.0)
-        # qd_r never beyond the URDF velocity limit (joints with a damping gain and a limit)
-        vmax = np.asarray(model.velocity_limits, dtype=np.float64)
-        self._damped = self.kd > 0.0
-        self._vmax = np.where(self._damped & np.isfinite(vmax) & (vmax > 0.0), vmax, np.inf)
         self._traj = None
         self._t0 = 0.0
         self._paused_at: float | None = None   # trajectory time where it stopped
@@ -293,6 +285,37 @@ class TrajectoryController:
         self._hold_q: FloatArray | None = None
         self._integral = np.zeros(n)
         self._last_t: float | None = None
+
+    def set_gains(self, kp: ArrayLike, kd: ArrayLike, ki: ArrayLike | None = None) -> None:
+        """
+        Use these gains from the next command on (at construction, or on a running arm).
+
+        :param kp: Position gains, one number or one per joint (> 0).
+        :param kd: Velocity gains, one number or one per joint (>= 0).
+        :param ki: Integral gains (>= 0), or None for none.
+        :raises InputError: Bad gains (named); the old gains stay.
+        """
+        n = self.model.dof
+        gains = (self._gains(kp, n, 'kp', positive=True), self._gains(kd, n, 'kd'),
+                 self._gains(0.0 if ki is None else ki, n, 'ki'))
+        self.kp, self.kd, self.ki = gains
+        # Lambda = Kp / Kd of the reference velocity qd_r = qd_d + Lambda e [1/s]
+        self._lam = np.where(self.kd > 0.0, self.kp / np.where(self.kd > 0.0, self.kd, 1.0),
+                             0.0)
+        # qd_r never beyond the URDF velocity limit (joints with a damping gain and a limit)
+        vmax = np.asarray(self.model.velocity_limits, dtype=np.float64)
+        self._damped = self.kd > 0.0
+        self._vmax = np.where(self._damped & np.isfinite(vmax) & (vmax > 0.0), vmax, np.inf)
+
+    def rescale(self, effort_scale: float) -> None:
+        """
+        Use ``effort_scale`` of the effort limits from the next command on.
+
+        :raises InputError: Outside (0, 1] (the old scale stays).
+        """
+        if not (isinstance(effort_scale, (int, float)) and 0.0 < effort_scale <= 1.0):
+            raise InputError('effort_scale must be in (0, 1], got %r' % (effort_scale,))
+        self.limits = self._full_limits * float(effort_scale)
 
     @staticmethod
     def _gains(value: ArrayLike, n: int, name: str, positive: bool = False) -> FloatArray:

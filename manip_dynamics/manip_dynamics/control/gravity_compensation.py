@@ -142,6 +142,7 @@ class GravityCompensator:
             if not (np.all(np.isfinite(limits)) and np.all(limits > 0.0)):
                 raise InputError('effort_limits must be finite and > 0 for joints %s, got %s'
                                  % (names, limits.tolist()))
+        self._full_limits = limits
         self.limits = limits * self.effort_scale
         self._active = False
         self._ramp_start = 0.0
@@ -149,6 +150,17 @@ class GravityCompensator:
         self._last_command: FloatArray | None = None
         self._ramp = 0.0        # the ramp factor of the last command
         self._holding = False   # samples not used for longer than the hold time
+
+    def rescale(self, effort_scale: float) -> None:
+        """
+        Use ``effort_scale`` of the effort limits from the next command on (a running arm).
+
+        :param effort_scale: Fraction of the limits, in (0, 1].
+        :raises InputError: Outside that range (the old scale stays).
+        """
+        scale = check_range('effort_scale', effort_scale, EFFORT_SCALE_RANGE)
+        self.limits = self._full_limits * scale
+        self.effort_scale = scale
 
     @property
     def active(self) -> bool:

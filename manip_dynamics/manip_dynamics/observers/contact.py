@@ -104,6 +104,22 @@ class ContactDetector:
         """Return the release thresholds ``(1 - hysteresis) threshold``, shape (n,)."""
         return self._off.copy()
 
+    def retune(self, thresholds: ArrayLike, hysteresis: float) -> None:
+        """
+        Use new thresholds and hysteresis from the next update on, keeping the flags.
+
+        A joint in contact stays so until its residual falls below the new release
+        threshold; one out of contact is flagged when it exceeds the new threshold.
+
+        :raises InputError: As the constructor, or a different number of joints (the old
+            settings stay).
+        """
+        other = ContactDetector(thresholds, hysteresis)
+        if other._on.size != self._on.size:
+            raise InputError('thresholds must have %d values, got %d'
+                             % (self._on.size, other._on.size))
+        self._on, self._off = other._on, other._off
+
     def reset(self) -> None:
         """Clear every joint's contact flag."""
         self._flags[:] = False

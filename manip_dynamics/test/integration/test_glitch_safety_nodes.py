@@ -146,7 +146,8 @@ def test_friction_glitch_and_far_positions_never_reach_the_commands():
 
 # ---------------------------------------------------------------- item 2
 @pytest.mark.parametrize('params, words', [
-    ({'watchdog_rate': 1e-6}, 'watchdog_rate must be in [20'),
+    # outside every timeout's range: the table's; outside this timeout's: the node's check
+    ({'watchdog_rate': 1e-6}, 'watchdog_rate must be in [0.2'),
     ({'watchdog_rate': 0.2}, 'watchdog_rate must be in [20'),
     ({'timeout': 1e-9}, 'timeout must be in'),
     ({'glitch_hold_time': 0.5}, 'glitch_hold_time must be in [0, 0.1]'),

@@ -76,7 +76,7 @@ def test_a_burst_is_integrated_sample_by_sample_and_answered_once():
     rclpy.init(context=context)
     observer = ExternalTorqueObserverNode(context=context, parameter_overrides=[
         Parameter('robot_description', value=urdf), Parameter('gain', value=GAIN),
-        Parameter('include_friction', value=False), Parameter('queue_depth', value=100),
+        Parameter('subtract_friction', value=False), Parameter('queue_depth', value=100),
         Parameter('joint_states_topic', value='/batch_states')])
     probe = rclpy.create_node('batch_probe', context=context)
     outputs = []

@@ -53,7 +53,7 @@ def contact_delay(name: str, command_delay: float) -> float:
     proc = start_node('external_torque_observer', name, {
         'robot_description': xml, 'effort_source': 'commands',
         'commands_topic': '/%s/commands' % name, 'joint_states_topic': '/%s/states' % name,
-        'command_delay': command_delay, 'include_friction': False})
+        'command_delay': command_delay, 'subtract_friction': False})
     try:
         try:
             wait_until(lambda: 'observing' in read_log(proc), STARTUP_TIMEOUT, 'no start')

@@ -206,6 +206,11 @@ STD_SERVICES = {'std_srvs/srv/Trigger', 'std_srvs/srv/SetBool', 'std_srvs/srv/Em
 READ_ONLY_VERBS = {('topic', 'echo'), ('topic', 'list'), ('topic', 'hz'), ('service', 'list'),
                    ('node', 'list'), ('param', 'get'), ('param', 'list'),
                    ('param', 'describe'), ('interface', 'show'), ('pkg', 'prefix')}
+#: Default node name -> executable, of the nodes with a parameter table (``ros2 param set``).
+TUNABLE_NODES = {'gravity_compensation': 'gravity_compensation_node',
+                 'external_torque_observer': 'external_torque_observer',
+                 'feedforward_filter': 'feedforward_filter',
+                 'trajectory_controller': 'trajectory_controller'}
 #: ros2controlcli's verbs (ros2_control's CLI, with every apt ros2_control).
 CONTROL_VERBS = {('control', 'list_controllers'), ('control', 'list_hardware_interfaces'),
                  ('control', 'switch_controllers')}
@@ -323,6 +328,17 @@ def check_ros2_command(command: str) -> list[str]:
                 errors.append('the request is not a YAML mapping: %r' % request)
         except yaml.YAMLError as error:
             errors.append('the request is not YAML: %s' % error)
+    elif tuple(words[1:3]) == ('param', 'set'):
+        # only a tunable parameter of a node with a table can be set on the running node
+        from manip_dynamics.ros.parameters import node_parameters, TABLES
+        if len(words) != 6:
+            return errors + ['expected ros2 param set <node> <name> <value>']
+        node = TUNABLE_NODES.get(words[3].strip('/'))
+        if node not in TABLES:
+            return errors + ['%s has no parameter table' % words[3]]
+        table = {param.name: param for param in node_parameters(node)}
+        if words[4] not in table or not table[words[4]].tunable:
+            errors.append('%s: %s is not a tunable parameter' % (words[3], words[4]))
     elif tuple(words[1:3]) not in READ_ONLY_VERBS | CONTROL_VERBS:
         errors.append('unknown ros2 verb %s' % ' '.join(words[1:3]))
     return errors

@@ -498,3 +498,22 @@ def test_property_observer_outputs_are_finite_and_bounded(cobot, stream, kinds, 
         else:
             assert r is not None and np.all(np.isfinite(r)), gated.rejection
             assert np.all(np.abs(r) <= model.effort_limits)
+
+
+def test_a_lower_effort_scale_on_a_running_arm_clamps_the_next_command(cobot):
+    """rescale: the clamp is the URDF effort limit x the new scale, from the next command."""
+    comp = GravityCompensator(cobot, list(range(cobot.dof)), ramp_time=0.0)
+    q = home(cobot)
+    tau = cobot.gravity_torques(q)
+    full = comp.update(0.0, q, np.zeros(cobot.dof)).command
+    np.testing.assert_allclose(full, tau, rtol=0, atol=1e-12)   # unclamped at scale 1
+    scale = 0.5 * np.min(np.abs(tau[np.abs(tau) > 1.0]) / cobot.effort_limits[
+        np.abs(tau) > 1.0])
+    comp.rescale(scale)
+    clamped = comp.update(0.001, q, np.zeros(cobot.dof)).command
+    limit = scale * np.asarray(cobot.effort_limits)
+    np.testing.assert_allclose(clamped, np.clip(tau, -limit, limit), rtol=0, atol=1e-12)
+    assert np.any(np.abs(clamped) < np.abs(tau) - 1e-9)
+    with pytest.raises(InputError, match='effort_scale'):
+        comp.rescale(1.5)
+    np.testing.assert_allclose(comp.limits, limit)   # the old scale stays

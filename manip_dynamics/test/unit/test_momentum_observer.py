@@ -289,3 +289,19 @@ def test_wrench_in_axes_round_trip(cobot):
     np.testing.assert_allclose(cobot.jacobian(POSE, 'tool0').T @ w,
                                cobot.jacobian(POSE, 'tool0', frame='link').T @ local,
                                atol=1e-12)
+
+
+def test_retuned_thresholds_act_from_the_next_update_and_keep_the_flags():
+    det = ContactDetector([1.0, 2.0], hysteresis=0.25)
+    assert det.update([1.5, 0.0]).flags.tolist() == [True, False]
+    det.retune([2.0, 1.0], hysteresis=0.5)
+    # joint 1 stays in contact until below the new release threshold 1.0; joint 2 is now
+    # flagged above 1.0
+    assert det.update([1.2, 1.1]).flags.tolist() == [True, True]
+    assert det.update([0.99, 0.6]).flags.tolist() == [False, True]
+    assert det.update([0.0, 0.49]).flags.tolist() == [False, False]
+    with pytest.raises(InputError, match='2 values'):
+        det.retune([1.0, 1.0, 1.0], hysteresis=0.5)
+    with pytest.raises(InputError, match='hysteresis'):
+        det.retune([1.0, 1.0], hysteresis=1.0)
+    np.testing.assert_allclose(det.thresholds, [2.0, 1.0])   # the old settings stay

@@ -35,8 +35,8 @@ from std_msgs.msg import String
 from manip_dynamics.model import precheck_urdf
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.node_runtime import run_node
-from manip_dynamics.ros.runtime.robot_description import (
-    report_startup_error, ROBOT_DESCRIPTION_QOS, STARTUP_ERRORS, StartupError)
+from manip_dynamics.ros.runtime.robot_description import ROBOT_DESCRIPTION_QOS
+from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS, StartupError
 
 #: Node name (also the default of ``-r __node:=``).
 NODE_NAME = 'description_publisher'

@@ -52,10 +52,12 @@ from manip_dynamics.ros.runtime.glitch_parameters import (
     declare_gate_parameters, held_back_or_implausible)
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node
+from manip_dynamics.ros.runtime.parameter_spec import (
+    param_bool, param_float, param_float_list, param_string)
 from manip_dynamics.ros.runtime.payloads import apply_payload_request, Payloads, reapply_payloads
 from manip_dynamics.ros.runtime.robot_description import (
-    declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_float_list,
-    param_string, report_startup_error, RobotDescriptionSource, STARTUP_ERRORS, StartupError)
+    declare_model_parameters, NO_MODEL_MESSAGE, RobotDescriptionSource)
+from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS, StartupError
 from manip_dynamics_interfaces.srv import (
     ComputeTrajectoryEfforts, EstimatePayload, ForwardDynamics, GetCartesianDynamics,
     GetDynamicsTerms, InverseDynamics, RetimeTrajectory, SetPayload)

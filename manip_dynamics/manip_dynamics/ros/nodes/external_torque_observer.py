@@ -47,9 +47,6 @@ from typing import Any, NamedTuple
 
 from geometry_msgs.msg import WrenchStamped
 import numpy as np
-from rcl_interfaces.msg import ParameterDescriptor
-from rclpy.exceptions import ParameterUninitializedException
-from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -59,17 +56,19 @@ from manip_dynamics.errors import InputError
 from manip_dynamics.observers import (
     ContactDetector, estimate_wrench, GatedObserver, MomentumObserver, wrench_in_axes)
 from manip_dynamics.robot_model import RobotModel
+from manip_dynamics.ros.parameters.external_torque_observer import PARAMETERS
 from manip_dynamics.ros.runtime.conversions import (
     array_to_wrench, command_to_model_order, joint_state_arrays, joint_state_message)
-from manip_dynamics.ros.runtime.glitch_parameters import declare_gate_parameters
+from manip_dynamics.ros.runtime.glitch_parameters import gate_parameters
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.listeners import ListenerCheck
 from manip_dynamics.ros.runtime.node_runtime import (
     guarded, KindThrottle, passes_message_info, run_node)
+from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
 from manip_dynamics.ros.runtime.payloads import apply_payload_request, Payloads, reapply_payloads
 from manip_dynamics.ros.runtime.robot_description import (
-    declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
-    param_strings, report_startup_error, RobotDescriptionSource, STARTUP_ERRORS, StartupError)
+    model_builder, NO_MODEL_MESSAGE, RobotDescriptionSource)
+from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS, StartupError
 from manip_dynamics.small_arrays import all_finite
 from manip_dynamics_interfaces.msg import Contact
 from manip_dynamics_interfaces.srv import SetPayload
@@ -81,14 +80,8 @@ NODE_NAME = 'external_torque_observer'
 #: Commands QoS: what gravity_compensation_node and ros2_controllers publish with.
 COMMANDS_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 
-#: Where the applied torque comes from.
-EFFORT_SOURCES = ('joint_states', 'commands')
-
 #: Commands kept for pairing with joint states by reception time.
 COMMAND_HISTORY = 2000
-
-#: joint_states kept while the node is busy [messages]: 100 ms at 500 Hz, 50 ms at 1 kHz.
-DEFAULT_QUEUE_DEPTH = 50
 
 #: Seconds between two warnings of the same kind.
 WARN_PERIOD = 2.0
@@ -160,73 +153,26 @@ class ExternalTorqueObserverNode(GuardedNode):
             load or does not fit the parameters.
         """
         super().__init__(NODE_NAME, **kwargs)
-        urdf, build = declare_model_parameters(self)
-        self.joint_states_topic = param_string(
-            self, 'joint_states_topic', '/joint_states', 'sensor_msgs/JointState input topic')
-        self.effort_source = param_string(
-            self, 'effort_source', 'joint_states',
-            'Applied torque: joint_states (its effort field) or commands (commands_topic)')
-        self.commands_topic = param_string(
-            self, 'commands_topic', '/effort_controller/commands',
-            'std_msgs/Float64MultiArray effort commands (effort_source commands)')
-        self.command_joints = param_strings(
-            self, 'command_joints',
-            'Joint order of the commands; empty = model order (effort_source commands)')
-        self.command_timeout = param_float(
-            self, 'command_timeout', 0.1,
-            'A command older than this [s, wall clock] is not used (effort_source commands)',
-            low=0.0, high=10.0, low_open=True)
-        self.command_delay = param_float(
-            self, 'command_delay', 0.0,
-            'Time a command takes to act on the arm and show in its joint state [s]: a '
-            'joint state is paired with the last command received this long before it '
-            '(effort_source commands; ros2_control with a topic-based arm: about 1.5 '
-            'controller cycles)', low=0.0, high=0.1)
-        self.gain = param_float(
-            self, 'gain', 50.0, 'Observer gain K [1/s] of every joint (time constant 1/K)',
-            low=0.0, high=10000.0, low_open=True)
-        self.gains = self._float_list('gains', 'Per-joint gains [1/s], model order; empty = '
-                                      'gain for every joint')
-        self.threshold = param_float(
-            self, 'threshold', 1.0, 'Contact threshold on |r_i| [N m or N] of every joint',
-            low=0.0, high=1000000.0, low_open=True)
-        self.thresholds = self._float_list(
-            'thresholds', 'Per-joint contact thresholds [N m or N], model order; empty = '
-            'threshold for every joint')
-        self.hysteresis = param_float(
-            self, 'hysteresis', 0.5,
-            'A joint leaves contact when |r_i| < (1 - hysteresis) * threshold', low=0.0,
-            high=0.99)
-        self.include_friction = param_bool(
-            self, 'include_friction', True,
-            'Subtract the URDF joint friction b qd + f_c tanh(qd / v_s) (as the simulator '
-            'applies it)')
-        self.max_step = param_float(
-            self, 'max_step', 0.1,
-            'Largest joint_states spacing [s]; a longer gap restarts the observer', low=0.0,
-            high=10.0, low_open=True)
-        self.wrench_link = param_string(
-            self, 'wrench_link', '',
-            'Link whose origin the wrench estimate acts at; empty = tip_link, else the last '
-            'link of the model')
-        self.wrench_frame = param_string(
-            self, 'wrench_frame', '',
-            'Axes of ~/external_wrench: empty = wrench_link; a link name, or world (= the '
-            'root link)')
-        self.queue_depth = int(param_float(
-            self, 'queue_depth', DEFAULT_QUEUE_DEPTH,
-            'joint_states kept while the node is busy: each is integrated, oldest first, and '
-            'the outputs are published once, for the newest (a torque that changes from '
-            'sample to sample, as a PID controller sends, is integrated as it was applied); '
-            '1 keeps only the newest and integrates its torque over the whole gap',
-            low=1.0, high=100000.0))
-        self.wrench_damping = param_float(
-            self, 'wrench_damping', 0.01,
-            'Damping lambda of the pseudo-inverse (J J^T + lambda^2 I)^-1 J [m]', low=0.0)
-        self.gate_parameters = declare_gate_parameters(self, self.max_step)
-        if self.effort_source not in EFFORT_SOURCES:
-            raise StartupError('parameter effort_source must be one of %s, got %r' % (
-                list(EFFORT_SOURCES), self.effort_source))
+        values = declare_parameters(self, PARAMETERS, on_change=self._tuned)
+        urdf, build = model_builder(values)
+        self.joint_states_topic = values.joint_states_topic
+        self.effort_source = values.effort_source
+        self.commands_topic = values.commands_topic
+        self.command_joints = values.command_joints or []
+        self.command_timeout = values.command_timeout
+        self.command_delay = values.command_delay
+        self.gain = values.gain
+        self.gains = values.gains or []
+        self.threshold = values.threshold
+        self.thresholds = values.thresholds or []
+        self.hysteresis = values.hysteresis
+        self.include_friction = values.subtract_friction
+        self.max_step = values.max_step
+        self.wrench_link = values.wrench_link
+        self.wrench_frame = values.wrench_frame
+        self.queue_depth = values.queue_depth
+        self.wrench_damping = values.wrench_damping
+        self.gate_parameters = gate_parameters(values, self.max_step)
         if not self.joint_states_topic:
             raise StartupError('parameter joint_states_topic must not be empty')
         if self.effort_source == 'commands' and not self.commands_topic:
@@ -275,17 +221,22 @@ class ExternalTorqueObserverNode(GuardedNode):
                 else self.commands_topic, self.gains or self.gain,
                 self.thresholds or self.threshold, self.hysteresis))
 
-    def _float_list(self, name: str, description: str) -> list[float]:
-        """Declare an optional array-of-numbers parameter; return it (empty when unset)."""
-        self.declare_parameter(name, Parameter.Type.DOUBLE_ARRAY,
-                               ParameterDescriptor(description=description, read_only=True))
-        try:
-            values = list(self.get_parameter(name).value)
-        except ParameterUninitializedException:
-            return []
-        if not all(np.isfinite(v) for v in values):
-            raise StartupError('parameter %s must be finite numbers, got %s' % (name, values))
-        return [float(v) for v in values]
+    def _tuned(self, name: str, value: Any) -> None:
+        """
+        Retune the running detector to a threshold, thresholds or hysteresis just set.
+
+        :raises ValueError: thresholds of the wrong length for the model (the set is refused).
+        """
+        settings = {'threshold': self.threshold, 'thresholds': self.thresholds,
+                    'hysteresis': self.hysteresis}
+        settings[name] = (value or []) if name == 'thresholds' else value   # unset: []
+        plan = self._plan
+        if plan is not None:   # raises before anything changed
+            plan.detector.retune(_per_joint(settings['thresholds'], settings['threshold'],
+                                            plan.model, 'thresholds'), settings['hysteresis'])
+        self.threshold, self.thresholds, self.hysteresis = (
+            settings['threshold'], settings['thresholds'], settings['hysteresis'])
+        self.get_logger().info('%s set to %s' % (name, value))
 
     # ------------------------------------------------------------------ model
     def _prepare(self, model: RobotModel) -> None:

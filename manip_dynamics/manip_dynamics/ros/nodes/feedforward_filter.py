@@ -88,26 +88,23 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from manip_dynamics.control.feedforward import GRAVITY_MODES
 from manip_dynamics.control.gains import GOAL_TIME
 from manip_dynamics.control.plan_feedforward import (
-    hold_efforts, ON_INFEASIBLE, plan_with_feedforward, PlannedMotion, PlanRefused)
+    hold_efforts, plan_with_feedforward, PlannedMotion, PlanRefused)
 from manip_dynamics.control.trajectory_goal import read_trajectory_goal
 from manip_dynamics.errors import InputError
-from manip_dynamics.observers import MAX_CONTACT_AGE
 from manip_dynamics.robot_model import RobotModel
+from manip_dynamics.ros.parameters.feedforward_filter import PARAMETERS
 from manip_dynamics.ros.runtime.conversions import (
     joint_state_arrays, stamp_seconds, time_msg)
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.node_runtime import run_node
-from manip_dynamics.ros.runtime.robot_description import (
-    declare_model_parameters, param_bool, param_choice, param_float, param_float_list,
-    param_string, report_startup_error, RobotDescriptionSource, STARTUP_ERRORS, StartupError)
+from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
+from manip_dynamics.ros.runtime.robot_description import model_builder, RobotDescriptionSource
+from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS, StartupError
 
 #: Default node name.
 NODE_NAME = 'feedforward_filter'
-#: Where plans go: JTC's action, its topic, or the action where control_msgs is installed.
-DOWNSTREAMS = ('auto', 'action', 'topic')
 #: Newest sample only (an answer to an older one is for a state the arm has left).
 JOINT_STATES_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 #: How often the node looks whether JTC has appeared and resends a refused hold [s].
@@ -165,38 +162,17 @@ class FeedforwardFilterNode(GuardedNode):
         :raises StartupError: A bad parameter or robot_description.
         """
         super().__init__(NODE_NAME, **kwargs)
-        urdf, build = declare_model_parameters(self)
-        self.controller_name = param_string(
-            self, 'controller_name', 'joint_trajectory_controller',
-            'The joint_trajectory_controller plans go to (effort interface)').strip('/')
-        self.downstream = param_choice(self, 'downstream', 'auto', "'action': JTC's "
-                                       "FollowJointTrajectory; 'topic': its joint_trajectory "
-                                       "topic; 'auto': the action where control_msgs exists",
-                                       DOWNSTREAMS)
-        self.on_infeasible = param_choice(self, 'on_infeasible', 'refuse', 'A plan over a '
-                                          'velocity or effort limit: refuse it when it '
-                                          'arrives (the planner replans slower), or retime '
-                                          'it (longer than planned)', ON_INFEASIBLE)
-        self.gravity = param_choice(self, 'gravity_feedforward', 'include', "'include': "
-                                    "efforts with g(q); 'exclude': the driver adds gravity",
-                                    GRAVITY_MODES)
-        self.feedforward = param_bool(self, 'feedforward', True, 'Fill the efforts (false: '
-                                      'plans and holds without them, JTC as without this '
-                                      'node, to measure what they do)')
-        self.acceleration_limits = param_float_list(
-            self, 'acceleration_limits', 'For retiming, per joint in model order or one for '
-            "all [rad/s^2 or m/s^2]; empty = the plan's own peak accelerations")
-        self.start_tolerance = param_float(
-            self, 'start_tolerance', 0.05, 'Refuse a plan whose first point (at t = 0) is '
-            'farther than this from the current pose [rad or m]', low=0.0, high=10.0,
-            low_open=True)
-        self.max_contact_age = param_float(
-            self, 'max_contact_age', MAX_CONTACT_AGE, 'Ignore a contact message stamped more '
-            'than this before the newest joint state [s] (or before the running plan was '
-            'sent on)', low=0.0, high=10.0, low_open=True)
-        self.observer_namespace = param_string(
-            self, 'observer_namespace', '/external_torque_observer',
-            'Namespace of the observer whose contact flag stops a plan; empty = none')
+        values = declare_parameters(self, PARAMETERS, on_change=self._tuned)
+        urdf, build = model_builder(values)
+        self.controller_name = values.jtc_name.strip('/')
+        self.downstream = values.downstream
+        self.on_infeasible = values.on_infeasible
+        self.gravity = values.gravity_feedforward
+        self.feedforward = values.feedforward
+        self.acceleration_limits = values.acceleration_limits or []
+        self.start_tolerance = values.start_tolerance
+        self.max_contact_age = values.max_contact_age
+        self.observer_namespace = values.observer_namespace
         self._model: RobotModel | None = None
         self._q: np.ndarray | None = None
         self._qd: np.ndarray | None = None
@@ -300,6 +276,11 @@ class FeedforwardFilterNode(GuardedNode):
                                     cancel_callback=self._cancel_callback)
         return self.resolve_topic_name('~/follow_joint_trajectory')
 
+    def _tuned(self, name: str, value: Any) -> None:
+        """Use a new start_tolerance or max_contact_age (set and checked) from now on."""
+        setattr(self, name, value)
+        self.get_logger().info('%s set to %g' % (name, value))
+
     def _set_model(self, model: RobotModel) -> None:
         """Take a new model (the plans' checks and torques use it from now on)."""
         # compile and import once, off the plans (the first plan took 0.8 s otherwise)
@@ -373,7 +354,7 @@ class FeedforwardFilterNode(GuardedNode):
             self._hold('at rest after: %s' % settle[0])
 
     def _answer_due(self, run: GoalRun, after: float) -> None:
-        """JTC's next answer on ``run`` is due ANSWER_GRACE after ``after`` (or earlier)."""
+        """Make JTC's next answer on ``run`` due ANSWER_GRACE after ``after`` (or earlier)."""
         run.deadline = min(run.deadline, after + ANSWER_GRACE)
 
     def _overdue(self, run: GoalRun) -> None:

@@ -56,23 +56,22 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from manip_dynamics.control.gravity_compensation import (
-    EFFORT_SCALE_RANGE, GravityCompensator, RAMP_TIME_RANGE, TIMEOUT_RANGE,
-    watchdog_rate_range)
+from manip_dynamics.control.gravity_compensation import GravityCompensator, watchdog_rate_range
 from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
+from manip_dynamics.ros.parameters.gravity_compensation_node import PARAMETERS
 from manip_dynamics.ros.runtime.conversions import (
     float64_multi_array, joint_state_arrays, stamp_seconds)
 from manip_dynamics.ros.runtime.glitch_parameters import (
-    declare_gate_parameters, declare_stale_action, GateParameters, held_back_or_implausible)
+    gate_parameters, GateParameters, held_back_or_implausible)
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node, send_last_zero
-from manip_dynamics.ros.runtime.payloads import (
-    apply_payload_request, declare_payload_parameters, Payloads)
+from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
+from manip_dynamics.ros.runtime.payloads import apply_payload_request, Payloads, payloads_from
 from manip_dynamics.ros.runtime.robot_description import (
-    declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float_list,
-    param_range, param_string, param_strings, report_startup_error, RobotDescriptionSource,
-    STARTUP_ERRORS, StartupError)
+    model_builder, NO_MODEL_MESSAGE, RobotDescriptionSource)
+from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS, StartupError
+from manip_dynamics.safety.ranges import check_range
 from manip_dynamics_interfaces.srv import SetPayload
 
 #: Default node name (also the executable's name).
@@ -108,36 +107,25 @@ class GravityCompensationNode(GuardedNode):
             load, lacks a command joint, or cannot carry the payload.
         """
         super().__init__(NODE_NAME, **kwargs)
-        urdf, build = declare_model_parameters(self)
-        self.controller_name = param_string(
-            self, 'controller_name', 'effort_controller',
-            'Effort controller; commands go to /<controller_name>/commands')
-        self.command_joints = param_strings(
-            self, 'command_joints',
-            "The controller's joints in its order; empty = every model joint, model order")
-        self.effort_scale = param_range(
-            self, 'effort_scale', 1.0, 'Clamp every effort to effort_scale * effort limit',
-            EFFORT_SCALE_RANGE)
-        self.effort_limits = param_float_list(
-            self, 'effort_limits', 'Effort limits per command joint [N m or N], command '
-            'order; empty = the URDF limits (required when the URDF has none)')
-        self.ramp_time = param_range(
-            self, 'ramp_time', 2.0, 'Seconds to ramp the efforts in from zero', RAMP_TIME_RANGE)
-        self.timeout = param_range(
-            self, 'timeout', 0.1, 'Stop commanding when joint_states are older [s]',
-            TIMEOUT_RANGE)
-        self.watchdog_rate = param_range(
-            self, 'watchdog_rate', 50.0, 'Rate of the joint_states age check [Hz]; at least '
-            '2 / timeout', watchdog_rate_range(self.timeout))
-        self.gate_parameters: GateParameters = declare_gate_parameters(self, self.timeout)
-        self.stale_action = declare_stale_action(self)
-        self.include_friction = param_bool(
-            self, 'include_friction', False,
-            'Add the URDF friction feed-forward b qd + f_c tanh(qd / v_s) from joint_states '
-            'velocities (clipped to the URDF velocity limits)')
-        self.joint_states_topic = param_string(
-            self, 'joint_states_topic', '/joint_states', 'sensor_msgs/JointState input topic')
-        self._payloads: Payloads = declare_payload_parameters(self)
+        self.parameters = declare_parameters(self, PARAMETERS, on_change=self._tuned)
+        urdf, build = model_builder(self.parameters)
+        values = self.parameters
+        self.controller_name = values.controller_name
+        self.command_joints = values.command_joints or []
+        self.effort_scale = values.effort_scale
+        self.effort_limits = values.effort_limits or []
+        self.ramp_time = values.ramp_time
+        self.timeout = values.timeout
+        try:
+            self.watchdog_rate = check_range('parameter watchdog_rate', values.watchdog_rate,
+                                             watchdog_rate_range(self.timeout), 'Hz')
+        except InputError as error:
+            raise StartupError(str(error)) from None
+        self.gate_parameters: GateParameters = gate_parameters(values, self.timeout)
+        self.stale_action = values.stale_action
+        self.include_friction = values.include_friction
+        self.joint_states_topic = values.joint_states_topic
+        self._payloads: Payloads = payloads_from(values)
         if not self.controller_name.strip('/'):
             raise StartupError('parameter controller_name must not be empty')
         if not self.joint_states_topic:
@@ -173,6 +161,15 @@ class GravityCompensationNode(GuardedNode):
                 self.commands_topic, self.effort_scale, self.ramp_time, self.timeout,
                 'on' if self.include_friction else 'off', self.stale_action,
                 self.gate_parameters.text()))
+
+    def _tuned(self, name: str, value: Any) -> None:
+        """Use a new effort_scale (set and checked) from the next command on."""
+        if name == 'effort_scale':
+            with self._lock:
+                self.effort_scale = value
+                if self._plan is not None:
+                    self._plan.compensator.rescale(value)
+            self.get_logger().info('effort_scale set to %g' % value)
 
     # ------------------------------------------------------------------ model
     def _prepare(self, model: RobotModel) -> None:

@@ -82,10 +82,11 @@ from manip_dynamics.ros.runtime.conversions import time_msg
 from manip_dynamics.ros.runtime.external_push import ExternalPushes
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node
+from manip_dynamics.ros.runtime.parameter_spec import (
+    param_bool, param_float, param_string, param_strings)
 from manip_dynamics.ros.runtime.robot_description import (
-    declare_model_parameters, NO_MODEL_MESSAGE, param_bool, param_float, param_string,
-    param_strings, report_startup_error, RobotDescriptionSource, STARTUP_ERRORS,
-    StartupError)
+    declare_model_parameters, NO_MODEL_MESSAGE, RobotDescriptionSource)
+from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS, StartupError
 from manip_dynamics.simulation import Simulator
 from manip_dynamics.small_arrays import all_finite, any_true
 

@@ -72,23 +72,20 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
 from manip_dynamics.control.computed_torque import (
-    ComputedTorqueController, JointImpedanceController, REACTIONS, TimedPoints)
-from manip_dynamics.control.gravity_compensation import TIMEOUT_RANGE
+    ComputedTorqueController, JointImpedanceController, TimedPoints)
 from manip_dynamics.errors import InputError
-from manip_dynamics.observers import MAX_CONTACT_AGE
 from manip_dynamics.robot_model import RobotModel
+from manip_dynamics.ros.parameters.trajectory_controller import PARAMETERS
 from manip_dynamics.ros.runtime.conversions import (
     float64_multi_array, joint_state_arrays, stamp_seconds)
-from manip_dynamics.ros.runtime.glitch_parameters import (
-    declare_gate_parameters, declare_stale_action, held_back_or_implausible)
+from manip_dynamics.ros.runtime.glitch_parameters import gate_parameters, held_back_or_implausible
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.listeners import ListenerCheck
 from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node, send_last_zero
+from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
 from manip_dynamics.ros.runtime.robot_description import (
-    declare_model_parameters, NO_MODEL_MESSAGE, param_float, param_float_list, param_range,
-    param_string, param_strings, report_startup_error, RobotDescriptionSource,
-    STARTUP_ERRORS, StartupError)
-from manip_dynamics.safety.ranges import Range
+    model_builder, NO_MODEL_MESSAGE, RobotDescriptionSource)
+from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS
 from manip_dynamics.safety.staleness import StaleInputWatchdog
 
 #: Default node name.
@@ -98,7 +95,11 @@ NODE_NAME = 'trajectory_controller'
 JOINT_STATES_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 COMMANDS_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 LOG_PERIOD = 2.0
-LAWS = ('computed_torque', 'impedance')
+
+
+def _per_joint(values: list[float]) -> Any:
+    """Return one gain for every joint (a list of one) or the per-joint array."""
+    return values[0] if len(values) == 1 else np.array(values)
 
 
 class TrajectoryControllerNode(GuardedNode):
@@ -111,54 +112,23 @@ class TrajectoryControllerNode(GuardedNode):
         :raises StartupError: A bad parameter or robot_description.
         """
         super().__init__(NODE_NAME, **kwargs)
-        urdf, build = declare_model_parameters(self)
-        self.controller_name = param_string(
-            self, 'controller_name', 'effort_controller',
-            'Effort controller; commands go to /<controller_name>/commands')
-        self.command_joints = param_strings(
-            self, 'command_joints',
-            "The controller's joints in its order; empty = every model joint, model order")
-        self.law = param_string(self, 'law', 'computed_torque',
-                                'computed_torque (M(q) v + C qd + g + F) or impedance '
-                                '(g + Kp e + Kd e_dot + feed-forward)')
-        if self.law not in LAWS:
-            raise StartupError('parameter law must be one of %s, got %r' % (LAWS, self.law))
-        self.kp = param_float_list(self, 'kp', 'Position gains: one value or one per joint '
-                                   '(model order); computed_torque [1/s^2], impedance '
-                                   '[N m/rad]; empty = 400') or [400.0]
-        self.kd = param_float_list(self, 'kd', 'Velocity gains, as kp; empty = 40') or [40.0]
-        self.ki = param_float_list(self, 'ki', 'Integral gains, as kp; empty = none') or [0.0]
-        self.effort_scale = param_range(self, 'effort_scale', 1.0, 'Fraction of the effort '
-                                        'limits used', Range(0.0, 1.0, low_open=True))
-        self.effort_limits = param_float_list(
-            self, 'effort_limits', 'Effort limits per joint [N m or N], model order; empty = '
-            'the URDF limits')
-        self.max_tracking_error = param_float(
-            self, 'max_tracking_error', 0.2, 'Stop and hold when |q_d - q| exceeds this '
-            '[rad or m]', low=0.0, high=10.0, low_open=True)
-        self.start_tolerance = param_float(
-            self, 'start_tolerance', 0.05, 'Refuse a trajectory starting farther than this '
-            'from the current pose [rad or m]', low=0.0, high=10.0, low_open=True)
-        self.max_contact_age = param_float(
-            self, 'max_contact_age', MAX_CONTACT_AGE, 'Ignore a contact message stamped more '
-            'than this '
-            'before the newest joint state [s] (hardware clock)', low=0.0, high=10.0,
-            low_open=True)
-        self.timeout = param_range(self, 'timeout', 0.1, 'Stop commanding when joint_states '
-                                   'are older [s]', TIMEOUT_RANGE)
-        self.reaction = param_string(self, 'reaction', 'hold', 'On contact: hold the pose or '
-                                     'float (gravity compensation only)')
-        if self.reaction not in REACTIONS:
-            raise StartupError('parameter reaction must be one of %s, got %r'
-                               % (REACTIONS, self.reaction))
-        self.observer_namespace = param_string(
-            self, 'observer_namespace', '/external_torque_observer',
-            'Namespace of the observer whose contact flag triggers the reaction; empty = none')
-        self.acceleration_limits = param_float_list(
-            self, 'acceleration_limits', 'For trajectories without timing (retimed): one '
-            'value or one per joint [rad/s^2 | m/s^2]; empty = such trajectories are refused')
-        self.gate_parameters = declare_gate_parameters(self, self.timeout)
-        self.stale_action = declare_stale_action(self)
+        values = declare_parameters(self, PARAMETERS, on_change=self._tuned)
+        urdf, build = model_builder(values)
+        self.controller_name = values.controller_name
+        self.command_joints = values.command_joints or []
+        self.law = values.law
+        self.kp, self.kd, self.ki = values.kp, values.kd, values.ki
+        self.effort_scale = values.effort_scale
+        self.effort_limits = values.joint_effort_limits or []
+        self.max_tracking_error = values.max_tracking_error
+        self.start_tolerance = values.start_tolerance
+        self.max_contact_age = values.max_contact_age
+        self.timeout = values.timeout
+        self.reaction = values.reaction
+        self.observer_namespace = values.observer_namespace
+        self.acceleration_limits = values.acceleration_limits or []
+        self.gate_parameters = gate_parameters(values, self.timeout)
+        self.stale_action = values.stale_action
         self._lock = threading.Lock()
         self._throttle = KindThrottle(self.get_logger(), LOG_PERIOD)
         self._controller = None
@@ -332,6 +302,29 @@ class TrajectoryControllerNode(GuardedNode):
                                 'stopped by a contact (reaction %s): call ~/resume and send '
                                 'the rest of the trajectory again' % self.reaction))
 
+    def _tuned(self, name: str, value: Any) -> None:
+        """
+        Give the running controller a tunable parameter just set (checked).
+
+        :raises ValueError: Gains the controller refuses (e.g. kp of a wrong length; the set
+            is refused and the old gains stay).
+        """
+        with self._lock:
+            controller = self._controller
+            if name in ('kp', 'kd', 'ki'):
+                gains = {'kp': self.kp, 'kd': self.kd, 'ki': self.ki, name: value}
+                if controller is not None:
+                    controller.set_gains(*(_per_joint(gains[key]) for key in ('kp', 'kd', 'ki')))
+                self.kp, self.kd, self.ki = gains['kp'], gains['kd'], gains['ki']
+            else:
+                setattr(self, name, value)
+                if controller is not None and name == 'effort_scale':
+                    controller.rescale(value)
+                elif controller is not None and name in ('max_tracking_error',
+                                                         'start_tolerance'):
+                    setattr(controller, name, value)
+        self.get_logger().info('%s set to %s' % (name, value))
+
     # ------------------------------------------------------------------ model
     def _prepare(self, model: RobotModel) -> None:
         """Build the controller for a new model (InputError: rejected, old one kept)."""
@@ -339,10 +332,8 @@ class TrajectoryControllerNode(GuardedNode):
         index = [model.joint_index(name) for name in names]
         cls = ComputedTorqueController if self.law == 'computed_torque' else \
             JointImpedanceController
-
-        def per_joint(values: list[float]) -> Any:
-            return values[0] if len(values) == 1 else np.array(values)
-        controller = cls(model, per_joint(self.kp), per_joint(self.kd), ki=per_joint(self.ki),
+        controller = cls(model, _per_joint(self.kp), _per_joint(self.kd),
+                         ki=_per_joint(self.ki),
                          effort_limits=self.effort_limits or None,
                          effort_scale=self.effort_scale,
                          max_tracking_error=self.max_tracking_error,

@@ -53,11 +53,12 @@ from sensor_msgs.msg import JointState
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.node_runtime import run_node
+from manip_dynamics.ros.runtime.parameter_spec import param_float, param_string, param_strings
 from manip_dynamics.ros.runtime.payloads import (
     apply_payload_request, declare_payload_parameters, Payloads, reapply_payloads)
 from manip_dynamics.ros.runtime.robot_description import (
-    declare_model_parameters, param_float, param_string, param_strings,
-    report_startup_error, RobotDescriptionSource, STARTUP_ERRORS, StartupError)
+    declare_model_parameters, RobotDescriptionSource)
+from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS, StartupError
 from manip_dynamics.viewer.scene import RobotScene
 from manip_dynamics.viewer.urdf_visuals import parse_visuals
 

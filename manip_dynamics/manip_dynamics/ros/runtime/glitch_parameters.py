@@ -16,23 +16,20 @@
 The parameters of the plausibility gate, shared by every node that reads joint states.
 
 ``glitch_velocity_factor``, ``glitch_position_margin``, ``glitch_hold_time`` and
-``glitch_max_acceleration`` (ranges in docs/ROS_API.md and
-:mod:`manip_dynamics.safety.plausibility`); the hold time never exceeds the node's own
-timeout. Also the commanding nodes' ``stale_action``.
+``glitch_max_acceleration``, declared from :data:`manip_dynamics.ros.parameters.shared.GATE`
+(ranges from :mod:`manip_dynamics.safety.plausibility`); the hold time never exceeds the
+node's own timeout. Also the commanding nodes' ``stale_action``.
 """
 
 from typing import NamedTuple
 
 from rclpy.node import Node
 
-from manip_dynamics.control.gravity_compensation import STALE_ACTIONS
 from manip_dynamics.robot_model import RobotModel
-from manip_dynamics.ros.runtime.robot_description import param_range, param_string, StartupError
-from manip_dynamics.safety.plausibility import (
-    DEFAULT_HOLD_TIME, DEFAULT_MAX_ACCELERATION, DEFAULT_POSITION_MARGIN,
-    DEFAULT_VELOCITY_FACTOR, HOLD_TIME_RANGE, JointStateGate, MAX_ACCELERATION_RANGE,
-    MAX_VELOCITY, POSITION_MARGIN_RANGE, VELOCITY_FACTOR_RANGE)
-from manip_dynamics.safety.ranges import Range
+from manip_dynamics.ros.parameters.shared import GATE, STALE_ACTION
+from manip_dynamics.ros.runtime.parameter_spec import declare_parameters, NodeParameters
+from manip_dynamics.ros.runtime.startup import StartupError
+from manip_dynamics.safety.plausibility import JointStateGate, MAX_VELOCITY
 
 
 class GateParameters(NamedTuple):
@@ -58,49 +55,29 @@ class GateParameters(NamedTuple):
                     self.max_acceleration, self.hold_time))
 
 
-def declare_gate_parameters(node: Node, timeout: float | None = None) -> GateParameters:
+def gate_parameters(values: NodeParameters, timeout: float | None = None) -> GateParameters:
     """
-    Declare the gate's three parameters on ``node`` and return their values.
+    Return the gate's settings from a node's declared ``GATE`` values.
 
-    :param node: The node.
+    :param values: The node's parameter values (its table includes ``GATE``).
     :param timeout: The node's stale-input timeout [s]: the hold time may not exceed it.
-    :raises StartupError: A value out of its range.
+    :raises StartupError: ``glitch_hold_time`` above ``timeout``.
     """
-    hold_high = HOLD_TIME_RANGE.high if timeout is None else min(HOLD_TIME_RANGE.high, timeout)
-    return GateParameters(
-        param_range(node, 'glitch_velocity_factor', DEFAULT_VELOCITY_FACTOR,
-                    'Reject joint_states whose velocity exceeds this x the URDF velocity '
-                    'limit (and %g): no real motion is that fast' % MAX_VELOCITY,
-                    VELOCITY_FACTOR_RANGE),
-        param_range(node, 'glitch_position_margin', DEFAULT_POSITION_MARGIN,
-                    'Reject joint_states whose position is farther than this outside the '
-                    'URDF limits [rad or m]', POSITION_MARGIN_RANGE),
-        param_range(node, 'glitch_hold_time', min(DEFAULT_HOLD_TIME, hold_high),
-                    'Keep the last good joint state this long over rejected ones, then stop '
-                    '[s]', Range(HOLD_TIME_RANGE.low, hold_high)),
-        param_range(node, 'glitch_max_acceleration', DEFAULT_MAX_ACCELERATION,
-                    'A velocity step faster than this [rad/s^2 or m/s^2] waits for the next '
-                    'sample to confirm it (a glitch is contradicted by it)',
-                    MAX_ACCELERATION_RANGE))
+    if timeout is not None and values.glitch_hold_time > timeout:
+        raise StartupError("parameter glitch_hold_time must be in [0, %g] (at most the node's "
+                           'timeout), got %g' % (timeout, values.glitch_hold_time))
+    return GateParameters(values.glitch_velocity_factor, values.glitch_position_margin,
+                          values.glitch_hold_time, values.glitch_max_acceleration)
+
+
+def declare_gate_parameters(node: Node, timeout: float | None = None) -> GateParameters:
+    """Declare ``GATE`` on a node without a table and return :func:`gate_parameters`'s."""
+    return gate_parameters(declare_parameters(node, GATE), timeout)
 
 
 def declare_stale_action(node: Node) -> str:
-    """
-    Declare ``stale_action`` on a commanding node and return it (``hold`` or ``zero``).
-
-    What the node sends once when joint_states stop coming: gravity at the last good pose
-    (a bare effort-controlled arm falls on zero torque) or zero (arms that add gravity
-    themselves); docs/TUTORIAL_REAL_ARM.md argues the choice per driver.
-
-    :raises StartupError: Any other value.
-    """
-    action = param_string(node, 'stale_action', 'hold', 'When joint_states stop coming: '
-                          'hold (gravity at the last good pose, for bare effort-controlled '
-                          'arms) or zero (for arms that add gravity themselves)')
-    if action not in STALE_ACTIONS:
-        raise StartupError('parameter stale_action must be one of %s, got %r'
-                           % (STALE_ACTIONS, action))
-    return action
+    """Declare ``stale_action`` on a node without a table and return it (hold or zero)."""
+    return declare_parameters(node, (STALE_ACTION,)).stale_action
 
 
 def held_back_or_implausible(kind: str) -> str:

@@ -17,48 +17,37 @@ The ``joint_dynamics.*`` parameters: friction and rotor-inertia overrides from a
 
 ``manip-dynamics identify fit`` writes them as a ROS parameter file (``/**:
 ros__parameters: joint_dynamics: {joint_names, damping, friction, armature}``); every node
-that builds its model with :func:`declare_model_parameters
-<manip_dynamics.ros.runtime.robot_description.declare_model_parameters>` reads them
-(``--ros-args --params-file cobot7_joint_dynamics.yaml``) and applies them to each model it
-builds with :meth:`RobotModel.with_joint_dynamics`.
+with a robot model declares them (:data:`manip_dynamics.ros.parameters.shared.MODEL`),
+reads them (``--ros-args --params-file cobot7_joint_dynamics.yaml``) and applies them to
+each model it builds with :meth:`RobotModel.with_joint_dynamics`.
 """
 
-from rcl_interfaces.msg import ParameterDescriptor
-from rclpy.exceptions import ParameterUninitializedException
-from rclpy.node import Node
-from rclpy.parameter import Parameter
+from typing import Any
 
 from manip_dynamics.robot_model import RobotModel
 
 _KEYS = ('damping', 'friction', 'armature')
 
 
-def declare_joint_dynamics(node: Node) -> dict[str, dict[str, float]]:
+def joint_dynamics_overrides(values: Any) -> dict[str, dict[str, float]]:
     """
-    Declare ``joint_dynamics.joint_names`` and the three value lists; return the overrides.
+    Return the overrides the declared ``joint_dynamics.*`` parameters give.
 
+    :param values: The node's parameter values (attribute names as declared, dots kept:
+        read with ``getattr``); an unset list is None.
     :return: ``{'damping': {joint: value}, ...}`` for the lists that are set.
     :raises ValueError: A list whose length differs from ``joint_names``.
     """
-    def get(name: str, kind: Parameter.Type) -> list:
-        node.declare_parameter(name, kind, ParameterDescriptor(
-            description='identified joint dynamics (manip-dynamics identify fit)',
-            read_only=True))
-        try:
-            return list(node.get_parameter(name).value)
-        except ParameterUninitializedException:
-            return []
-
-    names = get('joint_dynamics.joint_names', Parameter.Type.STRING_ARRAY)
+    names = getattr(values, 'joint_dynamics.joint_names') or []
     out = {}
     for key in _KEYS:
-        values = get('joint_dynamics.' + key, Parameter.Type.DOUBLE_ARRAY)
-        if not values:
+        given = getattr(values, 'joint_dynamics.' + key) or []
+        if not given:
             continue
-        if len(values) != len(names):
+        if len(given) != len(names):
             raise ValueError('parameter joint_dynamics.%s has %d values for %d '
-                             'joint_dynamics.joint_names' % (key, len(values), len(names)))
-        out[key] = {n: float(v) for n, v in zip(names, values)}
+                             'joint_dynamics.joint_names' % (key, len(given), len(names)))
+        out[key] = {n: float(v) for n, v in zip(names, given)}
     return out
 
 

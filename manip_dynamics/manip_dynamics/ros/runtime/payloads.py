@@ -20,43 +20,40 @@ from rclpy.impl.rcutils_logger import RcutilsLogger
 from rclpy.node import Node
 
 from manip_dynamics.robot_model import RobotModel
-from manip_dynamics.ros.runtime.robot_description import (
-    param_float, param_floats, param_string, StartupError)
+from manip_dynamics.ros.parameters.shared import PAYLOAD
+from manip_dynamics.ros.runtime.parameter_spec import declare_parameters, NodeParameters
+from manip_dynamics.ros.runtime.startup import StartupError
 
 #: Payloads a node keeps to re-apply to a new model: link -> (mass [kg], centre of mass
 #: [m] in the link frame, inertia [kg m^2] about it as ixx, ixy, ixz, iyy, iyz, izz).
 Payloads = dict[str, tuple[float, list[float], list[float]]]
 
 
-def declare_payload_parameters(node: Node) -> Payloads:
+def payloads_from(values: NodeParameters) -> Payloads:
     """
-    Declare the start-up payload parameters and return the payload they describe.
+    Return the start-up payload a node's declared ``PAYLOAD`` values describe.
 
-    The parameters are ``payload_link`` (empty = none), ``payload_mass`` [kg] (>= 0),
-    ``payload_com`` [m] (3 values, in the link frame) and ``payload_inertia`` [kg m^2]
-    (ixx, ixy, ixz, iyy, iyz, izz about the centre of mass).
+    ``payload_link`` (empty = none), ``payload_mass`` [kg] (>= 0), ``payload_com`` [m] (3
+    values, in the link frame) and ``payload_inertia`` [kg m^2] (ixx, ixy, ixz, iyy, iyz,
+    izz about the centre of mass).
 
-    :param node: The node declaring the parameters.
     :return: ``{payload_link: (mass, com, inertia)}`` when a link and a mass > 0 are given,
         else an empty record.
-    :raises StartupError: A parameter is malformed, or ``payload_mass`` > 0 with an empty
-        ``payload_link``.
+    :raises StartupError: ``payload_mass`` > 0 with an empty ``payload_link``.
     """
-    payload_link = param_string(node, 'payload_link', '',
-                                'Link carrying a payload at start; empty = none')
-    payload_mass = param_float(node, 'payload_mass', 0.0, 'Payload mass [kg]', low=0.0)
-    payload_com = param_floats(node, 'payload_com', [0.0, 0.0, 0.0],
-                               'Payload centre of mass in the link frame [m]', 3)
-    payload_inertia = param_floats(
-        node, 'payload_inertia', [0.0] * 6,
-        'Payload inertia ixx ixy ixz iyy iyz izz about its COM [kg m^2]', 6)
-    if payload_mass > 0.0 and not payload_link:
+    if values.payload_mass > 0.0 and not values.payload_link:
         raise StartupError('parameter payload_mass is %g kg but payload_link is empty'
-                           % payload_mass)
+                           % values.payload_mass)
     payloads: Payloads = {}
-    if payload_link and payload_mass > 0.0:
-        payloads[payload_link] = (payload_mass, payload_com, payload_inertia)
+    if values.payload_link and values.payload_mass > 0.0:
+        payloads[values.payload_link] = (values.payload_mass, values.payload_com,
+                                         values.payload_inertia)
     return payloads
+
+
+def declare_payload_parameters(node: Node) -> Payloads:
+    """Declare ``PAYLOAD`` on a node without a table and return :func:`payloads_from`'s."""
+    return payloads_from(declare_parameters(node, PAYLOAD))
 
 
 def reapply_payloads(model: RobotModel, payloads: Payloads, logger: RcutilsLogger) -> None:

@@ -24,26 +24,22 @@ node rejects, is logged and the previous model is kept.
 """
 
 from collections.abc import Callable
-import math
 import threading
-from typing import Any
 
 import numpy as np
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.callback_groups import CallbackGroup
 from rclpy.clock import Clock as RosClock, ClockType
-from rclpy.exceptions import ParameterException, ParameterUninitializedException
-from rclpy.logging import get_logger
 from rclpy.node import Node
-from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 
-from manip_dynamics.errors import ManipDynamicsError
-from manip_dynamics.model.urdf_loader import (
-    DEFAULT_MAX_BYTES, DEFAULT_MAX_LINKS, precheck_urdf)
+from manip_dynamics.model.urdf_loader import precheck_urdf
 from manip_dynamics.robot_model import RobotModel
-from manip_dynamics.safety.ranges import check_range, Range
+from manip_dynamics.ros.parameters.shared import MODEL
+from manip_dynamics.ros.runtime.joint_dynamics_parameters import (
+    apply_joint_dynamics, joint_dynamics_overrides)
+from manip_dynamics.ros.runtime.parameter_spec import declare_parameters, NodeParameters
+from manip_dynamics.ros.runtime.startup import StartupError
 
 #: Topic robot_state_publisher publishes the URDF on.
 ROBOT_DESCRIPTION_TOPIC = '/robot_description'
@@ -57,33 +53,6 @@ ROBOT_DESCRIPTION_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIAB
 
 #: The answer of every service before a model exists.
 NO_MODEL_MESSAGE = 'no robot model yet: set robot_description or publish /robot_description'
-
-
-class StartupError(ManipDynamicsError):
-    """A parameter or the robot description is unusable at start-up: the node exits."""
-
-
-#: What a node's ``main()`` reports with :func:`report_startup_error` (and exits 1) instead
-#: of a traceback: a bad parameter, or a robot_description that does not load.
-STARTUP_ERRORS = (StartupError, ParameterException, ValueError)
-
-
-def report_startup_error(node_name: str, error: Exception) -> int:
-    """
-    Log why a node cannot start, on the node's logger.
-
-    :class:`StartupError` and rclpy's ParameterException are logged as they are; any other
-    ValueError comes from loading the robot description (URDF) and is labelled so.
-
-    :param node_name: Name of the logger (the node's default name).
-    :param error: One of :data:`STARTUP_ERRORS`.
-    :return: The exit code for ``main()``: 1.
-    """
-    if isinstance(error, (StartupError, ParameterException)):
-        get_logger(node_name).error('cannot start: %s' % error)
-    else:
-        get_logger(node_name).error('cannot start: robot_description: %s' % error)
-    return 1
 
 
 ModelBuilder = Callable[[str], RobotModel]
@@ -154,12 +123,9 @@ class RobotDescriptionSource:
         self._lock = threading.Lock()
         self._model: RobotModel | None = None
         self._urdf: str | None = None
-        self.max_bytes = int(param_float(
-            node, 'robot_description_max_bytes', DEFAULT_MAX_BYTES,
-            'Largest robot description accepted [bytes]', low=1000.0, high=1e9))
-        self.max_links = int(param_float(
-            node, 'robot_description_max_links', DEFAULT_MAX_LINKS,
-            'Largest number of links accepted in a robot description', low=1.0, high=1e6))
+        # declared with the node's MODEL parameters
+        self.max_bytes = node.get_parameter('robot_description_max_bytes').value
+        self.max_links = node.get_parameter('robot_description_max_links').value
         # worker state: the description being built, the next one waiting, the result
         self._building = False
         self._waiting: str | None = None
@@ -275,184 +241,38 @@ class RobotDescriptionSource:
             self._start_worker(waiting)
 
 
-# ---------------------------------------------------------------------- parameters
-def _describe(description: str, dynamic: bool = False) -> ParameterDescriptor:
-    return ParameterDescriptor(description=description, read_only=True,
-                               dynamic_typing=dynamic)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def param_string(node: Node, name: str, default: str, description: str) -> str:
+def model_builder(values: NodeParameters) -> tuple[str, ModelBuilder]:
     """
-    Declare a read-only string parameter and return its value.
+    Return the URDF text and how to build the model, from a node's declared ``MODEL`` values.
 
-    :param node: The node.
-    :param name: Parameter name.
-    :param default: Default value.
-    :param description: Shown by ``ros2 param describe``.
-    :return: The value.
-    :raises StartupError: The value is not a string.
+    ``robot_description`` (URDF text; empty = the /robot_description topic), ``root_link``
+    and ``tip_link`` (empty = the URDF root / the whole tree), ``gravity`` (3 numbers [m/s^2]
+    in the root link's frame), ``strict`` (refuse a description with physically suspect data
+    instead of logging each model warning once) and the ``joint_dynamics.*`` overrides
+    (:mod:`~manip_dynamics.ros.parameters.shared`).
+
+    :param values: The node's parameter values (its table includes ``MODEL``).
+    :return: ``(urdf, build)``: the parameter's URDF text and a function URDF text -> model.
+    :raises StartupError: joint_dynamics lists of different lengths.
     """
-    value = node.declare_parameter(name, default, _describe(description, True)).value
-    if not isinstance(value, str):
-        raise StartupError('parameter %s must be a string, got %r' % (name, value))
-    return value
-
-
-def param_choice(node: Node, name: str, default: str, description: str,
-                 choices: tuple[str, ...]) -> str:
-    """
-    Declare a read-only string parameter that takes one of ``choices`` and return it.
-
-    :raises StartupError: The value is not a string or not one of ``choices``.
-    """
-    value = param_string(node, name, default, description)
-    if value not in choices:
-        raise StartupError('parameter %s must be one of %s, got %r'
-                           % (name, ', '.join(choices), value))
-    return value
-
-
-def param_bool(node: Node, name: str, default: bool, description: str) -> bool:
-    """
-    Declare a read-only boolean parameter and return its value.
-
-    :raises StartupError: The value is not a boolean.
-    """
-    value = node.declare_parameter(name, default, _describe(description, True)).value
-    if not isinstance(value, bool):
-        raise StartupError('parameter %s must be true or false, got %r' % (name, value))
-    return value
-
-
-def param_float(node: Node, name: str, default: float, description: str, *,
-                low: float = -math.inf, high: float = math.inf,
-                low_open: bool = False) -> float:
-    """
-    Declare a read-only number parameter (integers accepted) and return it as a float.
-
-    :param low: Smallest allowed value.
-    :param high: Largest allowed value.
-    :param low_open: Exclude ``low`` itself.
-    :raises StartupError: Not a finite number, or out of range.
-    """
-    shown = Range(low, high, low_open).text() if math.isfinite(low) or math.isfinite(high) \
-        else 'any finite number'
-    value = node.declare_parameter(name, float(default), _describe(
-        '%s; valid %s' % (description, shown), True)).value
-    if not _is_number(value) or not math.isfinite(value):
-        raise StartupError('parameter %s must be a finite number, got %r' % (name, value))
-    value = float(value)
-    if value < low or value > high or (low_open and value == low):
-        raise StartupError('parameter %s must be in %s%g, %g], got %g' % (
-            name, '(' if low_open else '[', low, high, value))
-    return value
-
-
-def param_range(node: Node, name: str, default: float, description: str,
-                valid: Range) -> float:
-    """
-    Declare a read-only number parameter with a documented valid range and return it.
-
-    The range is part of the description ``ros2 param describe`` shows; the value is
-    checked now, and a later set is refused (read-only), so it is never out of range.
-
-    :param valid: The valid interval (:class:`manip_dynamics.safety.Range`).
-    :raises StartupError: Not a finite number, or outside ``valid``.
-    """
-    value = node.declare_parameter(
-        name, float(default), _describe('%s; valid %s' % (description, valid.text()),
-                                        True)).value
     try:
-        return check_range('parameter ' + name, value, valid)
+        joint_dynamics = joint_dynamics_overrides(values)
     except ValueError as error:
         raise StartupError(str(error)) from None
+    root, tip = values.root_link or None, values.tip_link or None
+    gravity, strict = values.gravity, values.strict
 
-
-def param_float_list(node: Node, name: str, description: str) -> list[float]:
-    """
-    Declare a read-only optional array-of-numbers parameter; return it (empty when unset).
-
-    :raises StartupError: A value that is not a finite number.
-    """
-    node.declare_parameter(name, Parameter.Type.DOUBLE_ARRAY, _describe(description))
-    try:
-        values = list(node.get_parameter(name).value)
-    except ParameterUninitializedException:
-        return []
-    if not all(_is_number(v) and math.isfinite(v) for v in values):
-        raise StartupError('parameter %s must be finite numbers, got %s' % (name, values))
-    return [float(v) for v in values]
-
-
-def param_floats(node: Node, name: str, default: list[float], description: str,
-                 length: int) -> list[float]:
-    """
-    Declare a read-only array-of-numbers parameter of fixed length and return it.
-
-    :param length: Required number of values.
-    :raises StartupError: Wrong length, not numbers, NaN or inf.
-    """
-    value = node.declare_parameter(name, [float(v) for v in default],
-                                   _describe(description, True)).value
-    if (not isinstance(value, (list, tuple)) or len(value) != length
-            or not all(_is_number(v) and math.isfinite(v) for v in value)):
-        raise StartupError('parameter %s must be %d finite numbers, got %r' % (
-            name, length, value))
-    return [float(v) for v in value]
-
-
-def param_strings(node: Node, name: str, description: str) -> list[str]:
-    """
-    Declare a read-only string-array parameter whose default is empty, and return it.
-
-    :return: The strings; an empty list when the parameter is not set.
-    """
-    node.declare_parameter(name, Parameter.Type.STRING_ARRAY, _describe(description))
-    try:
-        return list(node.get_parameter(name).value)
-    except ParameterUninitializedException:
-        return []
+    def build(xml: str) -> RobotModel:
+        return apply_joint_dynamics(RobotModel.from_urdf_string(
+            xml, root_link=root, tip_link=tip, gravity=gravity, strict=strict),
+            joint_dynamics)
+    return values.robot_description, build
 
 
 def declare_model_parameters(node: Node) -> tuple[str, ModelBuilder]:
     """
-    Declare the model parameters every node shares and return how to build the model.
+    Declare the ``MODEL`` parameters on a node without a table; return :func:`model_builder`'s.
 
-    Parameters: ``robot_description`` (URDF text; empty = the /robot_description topic),
-    ``root_link`` and ``tip_link`` (empty = the URDF root / the whole tree), ``gravity``
-    (3 numbers [m/s^2] in the root link's frame) and ``strict`` (refuse a description with
-    physically suspect data instead of logging each model warning once when it is loaded).
-
-    :param node: The node.
-    :return: ``(urdf, build)``: the parameter's URDF text and a function URDF text -> model.
     :raises StartupError: A malformed parameter value.
     """
-    urdf = param_string(node, 'robot_description', '',
-                        'URDF text of the robot; empty = take it from /robot_description')
-    root = param_string(node, 'root_link', '', 'Fixed base link; empty = the URDF root')
-    tip = param_string(node, 'tip_link', '',
-                       'Model only the chain root_link -> tip_link; empty = the whole tree')
-    gravity = param_floats(node, 'gravity', [0.0, 0.0, -9.81],
-                           'Gravity acceleration [m/s^2] in the root link frame', 3)
-    strict = param_bool(node, 'strict', False,
-                        'Refuse a robot description with physically suspect data (inertias no '
-                        'rigid body has, joints that move no mass); false = load it and log '
-                        'each warning once')
-
-    # friction / rotor-inertia overrides (manip-dynamics identify fit writes the YAML)
-    from manip_dynamics.ros.runtime.joint_dynamics_parameters import (
-        apply_joint_dynamics, declare_joint_dynamics)
-    try:
-        joint_dynamics = declare_joint_dynamics(node)
-    except ValueError as error:
-        raise StartupError(str(error)) from None
-
-    def build(xml: str) -> RobotModel:
-        return apply_joint_dynamics(RobotModel.from_urdf_string(
-            xml, root_link=root or None, tip_link=tip or None, gravity=gravity,
-            strict=strict), joint_dynamics)
-    return urdf, build
+    return model_builder(declare_parameters(node, MODEL))

@@ -96,9 +96,9 @@ from manip_dynamics.control.trajectory_goal import ZERO_VELOCITY
 from manip_dynamics.ros.runtime.conversions import stamp_seconds
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.node_runtime import run_node
-from manip_dynamics.ros.runtime.robot_description import (
-    param_bool, param_choice, param_float, param_float_list, param_string, param_strings,
-    report_startup_error, STARTUP_ERRORS, StartupError)
+from manip_dynamics.ros.runtime.parameter_spec import (
+    param_bool, param_choice, param_float, param_float_list, param_string, param_strings)
+from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS, StartupError
 
 #: Default node name.
 NODE_NAME = 'controller_manager_standin'
