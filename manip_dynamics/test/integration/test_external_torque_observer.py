@@ -203,7 +203,7 @@ def graph():
         g.start('external_torque_observer', 'obs_js', OBSERVER)
         g.start('external_torque_observer', 'obs_cmd', {
             **OBSERVER, 'effort_source': 'commands', 'commands_topic': COMMANDS,
-            'command_timeout': TIMEOUT})
+            'command_max_age': TIMEOUT})
         g.start('external_torque_observer', 'obs_bad', {
             **OBSERVER, 'joint_states_topic': '/obs_bad_states'})
         g.controller = Hold(g.model, np.array(POSE), g.commands_pub)

@@ -148,7 +148,7 @@ def graph(cobot7):
             'robot_description': xml, 'publish_clock': True, 'command_timeout': 0.1,
             'brakes': False, 'command_timeout_action': 'zero'}))
         procs.append(start_node('simulator_node', 'sim_b', {
-            'robot_description': xml, 'publish_clock': True, 'include_friction': False,
+            'robot_description': xml, 'publish_clock': True, 'simulate_friction': False,
             'brakes': False,
             'limits': 'none', 'integrator': 'rk4', 'start_paused': True,
             'controller_name': 'sim_b_controller', 'joint_commands_topic': '/sim_b/commands'},

@@ -36,7 +36,8 @@ DOCS = os.path.join(os.path.dirname(PACKAGE), 'docs', 'ROS_API.md')
 #: The config file of each node with a table, and the node's section in it.
 CONFIGS = {'gravity_compensation_node': ('gravity_compensation.yaml', '/**'),
            'external_torque_observer': ('story.yaml', 'external_torque_observer'),
-           'trajectory_controller': ('story.yaml', 'trajectory_controller')}
+           'trajectory_controller': ('story.yaml', 'trajectory_controller'),
+           'simulator_node': ('simulator.yaml', '/**')}
 
 
 def flat(mapping: dict, prefix: str = '') -> dict:

@@ -159,7 +159,7 @@ class ExternalTorqueObserverNode(GuardedNode):
         self.effort_source = values.effort_source
         self.commands_topic = values.commands_topic
         self.command_joints = values.command_joints or []
-        self.command_timeout = values.command_timeout
+        self.command_timeout = values.command_max_age
         self.command_delay = values.command_delay
         self.gain = values.gain
         self.gains = values.gains or []

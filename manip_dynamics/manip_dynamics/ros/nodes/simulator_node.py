@@ -67,10 +67,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.clock import Clock as RosClock, ClockType
-from rclpy.exceptions import ParameterUninitializedException
-from rclpy.parameter import Parameter
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, Float64MultiArray
@@ -78,22 +75,20 @@ from std_srvs.srv import SetBool, Trigger
 
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.launch_support.ros2_control_setup import default_initial_positions
+from manip_dynamics.ros.parameters.simulator_node import PARAMETERS, RESET_RELEASE_WAIT
 from manip_dynamics.ros.runtime.conversions import time_msg
 from manip_dynamics.ros.runtime.external_push import ExternalPushes
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node
-from manip_dynamics.ros.runtime.parameter_spec import (
-    param_bool, param_float, param_string, param_strings)
+from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
 from manip_dynamics.ros.runtime.robot_description import (
-    declare_model_parameters, NO_MODEL_MESSAGE, RobotDescriptionSource)
+    model_builder, NO_MODEL_MESSAGE, RobotDescriptionSource)
 from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS, StartupError
 from manip_dynamics.simulation import Simulator
 from manip_dynamics.small_arrays import all_finite, any_true
 
 FloatArray = NDArray[np.float64]
 
-INTEGRATORS = ('semi_implicit_euler', 'rk4')
-LIMIT_MODES = ('spring', 'hard', 'none')
 # Wall-clock budget of one timer tick when running as fast as possible [s].
 FAST_TICK_BUDGET = 0.005
 # Largest backlog caught up when the loop falls behind the wall clock [s of wall time].
@@ -107,18 +102,10 @@ NODE_NAME = 'simulator'
 #: A command computed from a state before the reset, still in flight, does not; applied,
 #: it gave the arm a velocity that a pure gravity compensation then kept.
 RESET_HOLD_ACCELERATION = 1e-2
-#: ... or when commands have kept coming for this long after the reset [s]: a controller
-#: that moves the arm at once, or one with a model other than the simulator's.
-RESET_RELEASE_WAIT = 0.5
 #: The simulated clock starts (and restarts on ``~/reset``) one step after 0, the start pose
 #: held for that step: a zero header stamp means "not stamped" to ROS tools (the observer
 #: ignores such a sample), and the state published at once must not carry one.
 FIRST_STEP = 1
-#: ``brake_release`` values: ``holding_command`` is for a simulator behind ros2_control,
-#: whose hardware interface sends zero efforts until a controller writes its commands.
-BRAKE_RELEASES = ('first_command', 'holding_command')
-#: ``command_timeout_action`` values: a protective stop with the brakes, or zero effort.
-TIMEOUT_ACTIONS = ('brake', 'zero')
 
 
 class SimulatorNode(GuardedNode):
@@ -132,8 +119,13 @@ class SimulatorNode(GuardedNode):
         :raises StartupError: A bad parameter, or a robot_description that does not load.
         """
         super().__init__(NODE_NAME, **kwargs)
-        urdf, build = declare_model_parameters(self)
-        p = self._declare_parameters()
+        values = declare_parameters(self, PARAMETERS)
+        urdf, build = model_builder(values)
+        p = values.as_dict()
+        p['initial_positions'] = p['initial_positions'] or []
+        p['command_joints'] = p['command_joints'] or []
+        if not p['controller_name'].strip('/'):
+            raise StartupError('parameter controller_name must not be empty')
         self._params = p
         self._steps_per_publish = max(1, int(round(p['rate'] / p['publish_rate'])))
 
@@ -209,101 +201,6 @@ class SimulatorNode(GuardedNode):
                                         clock=RosClock(clock_type=ClockType.STEADY_TIME))
 
     # ------------------------------------------------------------------ parameters
-    def _declare_parameters(self) -> dict[str, Any]:
-        """
-        Declare the simulator's own parameters (the model ones are shared with the nodes).
-
-        :return: Parameter name -> value.
-        :raises StartupError: A malformed or out-of-range value.
-        """
-        p: dict[str, Any] = {
-            'rate': param_float(self, 'rate', 1000.0,
-                                'Integration rate [Hz] (simulated time)', low=10.0,
-                                high=100000.0),
-            'publish_rate': param_float(self, 'publish_rate', 250.0,
-                                        '/joint_states rate [Hz] (simulated time)', low=0.0,
-                                        high=10000.0, low_open=True),
-            'integrator': param_string(self, 'integrator', 'semi_implicit_euler',
-                                       'semi_implicit_euler or rk4'),
-            'real_time_factor': param_float(
-                self, 'real_time_factor', 1.0,
-                'Simulated time / wall time; 0 = as fast as possible', low=0.0,
-                high=100.0),
-            'publish_clock': param_bool(
-                self, 'publish_clock', False,
-                'Publish /clock; /joint_states stamps then carry simulated time'),
-            'publish_energy': param_bool(self, 'publish_energy', False,
-                                         'Publish ~/energy: kinetic + potential energy [J]'),
-            'controller_name': param_string(
-                self, 'controller_name', 'effort_controller',
-                'Float64MultiArray effort commands arrive on /<controller_name>/commands'),
-            'controller_commands': param_bool(
-                self, 'controller_commands', True,
-                'Take Float64MultiArray commands on /<controller_name>/commands; false when '
-                'a controller_manager stands in front (then joint_commands_topic only)'),
-            'command_joints': param_strings(
-                self, 'command_joints',
-                'Joint order of the Float64MultiArray commands; empty = model order'),
-            'joint_commands_topic': param_string(
-                self, 'joint_commands_topic', '/joint_commands',
-                'sensor_msgs/JointState effort commands keyed by name'),
-            'command_timeout': param_float(
-                self, 'command_timeout', 0.1,
-                'A joint whose last command is older than this [s, wall clock and simulated '
-                'time] is stale (command_timeout_action)', low=0.0, high=10.0, low_open=True),
-            'command_timeout_action': param_string(
-                self, 'command_timeout_action', 'brake',
-                'On a stale command: brake (a protective stop, every joint braked, released '
-                'by ~/reset or a command that holds the pose) or zero (zero effort on the '
-                'stale joints: the arm falls)'),
-            'include_friction': param_bool(self, 'include_friction', True,
-                                           'Apply the URDF <dynamics> damping and friction'),
-            'limits': param_string(self, 'limits', 'spring',
-                                   'Joint position limits: spring, hard or none'),
-            'clamp_effort': param_bool(self, 'clamp_effort', True,
-                                       'Clamp commands to the URDF effort limits'),
-            'start_paused': param_bool(self, 'start_paused', False,
-                                       'Start paused; call ~/pause with false to run'),
-            'brake_release': param_string(
-                self, 'brake_release', 'first_command',
-                'first_command: the first command releases the brakes; holding_command: '
-                'only one that holds the pose (all-zero ones never), or %g s of others'
-                % RESET_RELEASE_WAIT),
-            'lockstep': param_bool(
-                self, 'lockstep', False,
-                'Advance only on commands: one publish period of steps per command received '
-                'after the last /joint_states, never a catch-up burst'),
-            'brakes': param_bool(
-                self, 'brakes', True,
-                'Hold every joint (as brakes would) until the first command arrives; '
-                '~/reset engages them again'),
-        }
-        if p['integrator'] not in INTEGRATORS:
-            raise StartupError('parameter integrator must be one of %s, got %r'
-                               % (INTEGRATORS, p['integrator']))
-        if p['limits'] not in LIMIT_MODES:
-            raise StartupError('parameter limits must be one of %s, got %r'
-                               % (LIMIT_MODES, p['limits']))
-        if p['command_timeout_action'] not in TIMEOUT_ACTIONS:
-            raise StartupError('parameter command_timeout_action must be one of %s, got %r'
-                               % (TIMEOUT_ACTIONS, p['command_timeout_action']))
-        if p['brake_release'] not in BRAKE_RELEASES:
-            raise StartupError('parameter brake_release must be one of %s, got %r'
-                               % (BRAKE_RELEASES, p['brake_release']))
-        if not p['controller_name'].strip('/'):
-            raise StartupError('parameter controller_name must not be empty')
-        self.declare_parameter(
-            'initial_positions', Parameter.Type.DOUBLE_ARRAY,
-            ParameterDescriptor(description='Start pose in model order [rad or m], floats; '
-                                'empty = ros2_control initial_value, else 0 clamped into '
-                                'the limits', read_only=True))
-        try:
-            p['initial_positions'] = [float(v) for v in
-                                      self.get_parameter('initial_positions').value]
-        except ParameterUninitializedException:
-            p['initial_positions'] = []
-        return p
-
     # ------------------------------------------------------------------ model
     def _prepare(self, model: RobotModel) -> None:
         """
@@ -326,7 +223,7 @@ class SimulatorNode(GuardedNode):
         else:
             q0 = default_initial_positions(model, self._pending_urdf)
         options = {'dt': 1.0 / p['rate'], 'integrator': p['integrator'],
-                   'include_friction': p['include_friction'], 'limits': p['limits'],
+                   'include_friction': p['simulate_friction'], 'limits': p['limits'],
                    'clamp_effort': p['clamp_effort']}
         sim = Simulator(model, q0, **options)
         # The first step compiles the kernels (seconds without a disk cache): do it on a

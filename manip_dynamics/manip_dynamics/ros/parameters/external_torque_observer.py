@@ -35,7 +35,7 @@ PARAMETERS = MODEL + (
           'std_msgs/Float64MultiArray effort commands (effort_source commands); each joint '
           'state is paired with the last command received before it'),
     COMMAND_JOINTS,
-    Param('command_timeout', 'double', 0.1,
+    Param('command_max_age', 'double', 0.1,
           'A command received more than this before the joint state is not used (effort_source '
           'commands): no output until a new one arrives', unit='s',
           valid=Range(0.0, 10.0, low_open=True)),
