@@ -68,3 +68,10 @@ def _temporary_files_under_pytest_basetemp(tmp_path_factory):
     tempfile.tempdir = folder
     yield folder
     tempfile.tempdir = previous
+
+
+@pytest.fixture(scope='session')
+def cobot7_xml() -> str:
+    """Return the bundled cobot7's URDF text (read once per session)."""
+    from ros_test_support import urdf_text
+    return urdf_text('cobot7')

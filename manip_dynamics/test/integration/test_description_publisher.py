@@ -23,7 +23,7 @@ import time
 
 import pytest
 from ros_test_support import (exit_code_and_log, read_log, require_interfaces, require_rclpy,
-                              spun_node, urdf_text, wait_for_log, wait_until)
+                              spun_node, wait_for_log, wait_until)
 
 rclpy = require_rclpy()
 require_interfaces()
@@ -36,15 +36,9 @@ from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noq
 pytestmark = [pytest.mark.rostest, pytest.mark.slow]
 
 
-@pytest.fixture(scope='module')
-def xml() -> str:
-    """Return the cobot7 URDF text."""
-    return urdf_text('cobot7')
-
-
-def test_description_publisher_serves_a_late_subscriber(xml):
+def test_description_publisher_serves_a_late_subscriber(cobot7_xml):
     proc = start_node('description_publisher', 'description_publisher_test',
-                      {'robot_description': xml},
+                      {'robot_description': cobot7_xml},
                       remaps=('/robot_description:=/description_test/robot_description',))
     try:
         wait_for_log(proc, 'publishing /robot_description', 60.0)
@@ -56,7 +50,7 @@ def test_description_publisher_serves_a_late_subscriber(xml):
             node.create_subscription(String, '/description_test/robot_description',
                                      received.append, qos)
             wait_until(lambda: received, 30.0, 'no /robot_description')
-        assert received[0].data == xml
+        assert received[0].data == cobot7_xml
     finally:
         stop_node(proc)
     assert proc.returncode in (0, -2), read_log(proc)

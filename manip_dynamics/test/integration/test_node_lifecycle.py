@@ -38,7 +38,7 @@ import time
 import numpy as np
 import pytest
 from ros_test_support import (read_log, require_interfaces, require_rclpy, send_until_logged,
-                              urdf_text, wait_for_log)
+                              wait_for_log)
 
 rclpy = require_rclpy()
 srv = require_interfaces()
@@ -57,12 +57,6 @@ pytestmark = [pytest.mark.rostest, pytest.mark.slow]
 STARTUP_TIMEOUT = 180.0
 NODES = ('dynamics_node', 'gravity_compensation_node', 'simulator_node')
 JOINTS = ['cobot7_joint%d' % i for i in range(1, 8)]
-
-
-@pytest.fixture(scope='module')
-def xml() -> str:
-    """Return the cobot7 URDF text."""
-    return urdf_text('cobot7')
 
 
 class Probe:
@@ -133,10 +127,10 @@ def probe():
 # ---------------------------------------------------------------------- signals
 @pytest.mark.parametrize('how', ['SIGINT', 'SIGTERM', 'SIGINT twice to the group'])
 @pytest.mark.parametrize('module', NODES)
-def test_signals_end_every_node_with_exit_code_0(xml, module, how):
+def test_signals_end_every_node_with_exit_code_0(cobot7_xml, module, how):
     """Exit code 0, no traceback; the compensation sends its zero command on the way out."""
     name = 'sig_%s' % module.replace('_node', '')
-    proc = start_node(module, name, {'robot_description': xml})
+    proc = start_node(module, name, {'robot_description': cobot7_xml})
     try:
         wait_for_log(proc, "robot model 'cobot7'", STARTUP_TIMEOUT)
         time.sleep(0.5)  # spinning
@@ -223,7 +217,7 @@ def _bad_joint_states() -> dict[str, JointState]:
 
 
 @pytest.mark.parametrize('module', ['dynamics_node', 'gravity_compensation_node'])
-def test_each_kind_of_bad_joint_states_is_logged(xml, probe, module):
+def test_each_kind_of_bad_joint_states_is_logged(cobot7_xml, probe, module):
     """
     Four different faults in a row: four warnings, and the node still works.
 
@@ -232,7 +226,7 @@ def test_each_kind_of_bad_joint_states_is_logged(xml, probe, module):
     repeated within the throttle period, which must not add a line of any kind.
     """
     proc = start_node(module, 'bad_js_%s' % module.replace('_node', ''),
-                      {'robot_description': xml},
+                      {'robot_description': cobot7_xml},
                       remaps=('/joint_states:=/bad_input/joint_states',))
     publisher = probe.node.create_publisher(JointState, '/bad_input/joint_states', 10)
     try:
@@ -263,9 +257,9 @@ def test_each_kind_of_bad_joint_states_is_logged(xml, probe, module):
     assert code == 0 and 'Traceback' not in read_log(proc), read_log(proc)
 
 
-def test_each_kind_of_bad_command_is_logged_by_the_simulator(xml, probe):
+def test_each_kind_of_bad_command_is_logged_by_the_simulator(cobot7_xml, probe):
     """Every kind of rejected command is logged, the simulator keeps publishing."""
-    proc = start_node('simulator_node', 'bad_cmd_sim', {'robot_description': xml})
+    proc = start_node('simulator_node', 'bad_cmd_sim', {'robot_description': cobot7_xml})
     try:
         wait_for_log(proc, 'simulating', STARTUP_TIMEOUT)
         probe.wait_states(5, 30.0, after=time.monotonic())
@@ -300,10 +294,10 @@ def test_each_kind_of_bad_command_is_logged_by_the_simulator(xml, probe):
 
 
 # ---------------------------------------------------------------------- brakes
-def test_simulator_brakes_hold_until_the_first_command(xml, probe):
+def test_simulator_brakes_hold_until_the_first_command(cobot7_xml, probe):
     """Held from the start, released by a command, held again after ~/reset."""
     proc = start_node('simulator_node', 'brake_sim', {
-        'robot_description': xml, 'command_timeout': 0.3})
+        'robot_description': cobot7_xml, 'command_timeout': 0.3})
     try:
         wait_for_log(proc, 'brakes on until the first command', STARTUP_TIMEOUT)
         t0 = time.monotonic()

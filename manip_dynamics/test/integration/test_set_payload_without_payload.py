@@ -20,8 +20,7 @@ Expected values come from what the test sends and the URDF.
 
 
 import pytest
-from ros_test_support import (require_interfaces, require_rclpy, spun_node, urdf_text,
-                              wait_for_log, wait_until)
+from ros_test_support import require_interfaces, require_rclpy, spun_node, wait_for_log, wait_until
 
 rclpy = require_rclpy()
 srv = require_interfaces()
@@ -32,14 +31,8 @@ from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noq
 pytestmark = [pytest.mark.rostest, pytest.mark.slow]
 
 
-@pytest.fixture(scope='module')
-def xml() -> str:
-    """Return the cobot7 URDF text."""
-    return urdf_text('cobot7')
-
-
-def test_set_payload_of_zero_on_a_link_without_one_says_so(xml):
-    proc = start_node('dynamics_node', 'payload_zero', {'robot_description': xml})
+def test_set_payload_of_zero_on_a_link_without_one_says_so(cobot7_xml):
+    proc = start_node('dynamics_node', 'payload_zero', {'robot_description': cobot7_xml})
     try:
         wait_for_log(proc, "robot model 'cobot7'")
         with spun_node('payload_zero_probe') as node:

@@ -25,7 +25,7 @@ import time
 import numpy as np
 import pytest
 from ros_test_support import (read_log, require_interfaces, require_rclpy, send_until_logged,
-                              spun_node, urdf_text, wait_for_log, wait_until)
+                              spun_node, wait_for_log, wait_until)
 
 rclpy = require_rclpy()
 require_interfaces()
@@ -40,16 +40,10 @@ from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noq
 pytestmark = [pytest.mark.rostest, pytest.mark.slow]
 
 
-@pytest.fixture(scope='module')
-def xml() -> str:
-    """Return the cobot7 URDF text."""
-    return urdf_text('cobot7')
-
-
-def test_reset_releases_the_brakes_only_on_a_command_that_holds_the_reset_pose(xml):
-    model = RobotModel.from_urdf_string(xml)
+def test_reset_releases_the_brakes_only_on_a_command_that_holds_the_reset_pose(cobot7_xml):
+    model = RobotModel.from_urdf_string(cobot7_xml)
     proc = start_node('simulator_node', 'sim_reset_release', {
-        'robot_description': xml, 'brakes': True, 'publish_clock': False,
+        'robot_description': cobot7_xml, 'brakes': True, 'publish_clock': False,
         'controller_name': 'reset_release_controller', 'command_timeout': 5.0},
         remaps=('/joint_states:=/sim_reset_release/joint_states',))
     try:

@@ -25,8 +25,7 @@ import subprocess
 import sys
 
 import pytest
-from ros_test_support import (exit_code_and_log, require_interfaces, require_rclpy,
-                              STARTUP_TIMEOUT, urdf_text)
+from ros_test_support import exit_code_and_log, require_interfaces, require_rclpy, STARTUP_TIMEOUT
 
 rclpy = require_rclpy()
 require_interfaces()
@@ -34,12 +33,6 @@ require_interfaces()
 from manip_dynamics.ros.runtime.node_process import PACKAGE_ROOT, start_node  # noqa: E402
 
 pytestmark = [pytest.mark.rostest, pytest.mark.slow]
-
-
-@pytest.fixture(scope='module')
-def xml() -> str:
-    """Return the cobot7 URDF text."""
-    return urdf_text('cobot7')
 
 
 def no_viser(tmp_path) -> dict:
@@ -52,8 +45,8 @@ def no_viser(tmp_path) -> dict:
     return env
 
 
-def test_viewer_node_without_viser_says_so_in_one_line(tmp_path, xml):
-    proc = start_node('viewer_node', 'viewer_no_viser', {'robot_description': xml},
+def test_viewer_node_without_viser_says_so_in_one_line(tmp_path, cobot7_xml):
+    proc = start_node('viewer_node', 'viewer_no_viser', {'robot_description': cobot7_xml},
                       env=no_viser(tmp_path))
     code, log = exit_code_and_log(proc)
     assert code == 1, log
