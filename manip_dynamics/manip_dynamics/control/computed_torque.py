@@ -56,7 +56,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from manip_dynamics.control.gravity_compensation import EFFORT_SCALE_RANGE
 from manip_dynamics.errors import InputError
+from manip_dynamics.safety.ranges import check_range
 from manip_dynamics.small_arrays import all_finite, any_true
 
 FloatArray = NDArray[np.float64]
@@ -313,9 +315,8 @@ class TrajectoryController:
 
         :raises InputError: Outside (0, 1] (the old scale stays).
         """
-        if not (isinstance(effort_scale, (int, float)) and 0.0 < effort_scale <= 1.0):
-            raise InputError('effort_scale must be in (0, 1], got %r' % (effort_scale,))
-        self.limits = self._full_limits * float(effort_scale)
+        self.limits = self._full_limits * check_range('effort_scale', effort_scale,
+                                                      EFFORT_SCALE_RANGE)
 
     @staticmethod
     def _gains(value: ArrayLike, n: int, name: str, positive: bool = False) -> FloatArray:

@@ -119,6 +119,19 @@ def test_efforts_are_clamped_to_the_limits(model):
     assert np.all(np.abs(command.tau) <= 0.5 * model.effort_limits + 1e-12)
 
 
+def test_a_new_effort_scale_clamps_the_next_command(model):
+    ctl = ComputedTorqueController(model, kp=1e6, kd=1e3, start_tolerance=1.0)
+    ctl.set_trajectory(TimedPoints([0.0], [READY + 0.5]), 0.0, READY)
+    ctl.rescale(0.25)
+    command = ctl.update(0.0, READY, np.zeros(7))
+    assert command.saturated
+    assert np.all(np.abs(command.tau) <= 0.25 * model.effort_limits + 1e-12)
+    assert np.any(np.abs(command.tau) > 0.25 * model.effort_limits - 1e-9)
+    for bad in (0.0, 1.5, math.nan):
+        with pytest.raises(InputError, match='effort_scale'):
+            ctl.rescale(bad)
+
+
 def test_a_trajectory_that_starts_away_is_refused(model):
     ctl = ComputedTorqueController(model, kp=100.0, kd=20.0)
     far = TimedPoints([0.0, 1.0], [READY + [0, 0.3, 0, 0, 0, 0, 0], READY])

@@ -107,9 +107,8 @@ class GravityCompensationNode(GuardedNode):
             load, lacks a command joint, or cannot carry the payload.
         """
         super().__init__(NODE_NAME, **kwargs)
-        self.parameters = declare_parameters(self, PARAMETERS, on_change=self._tuned)
-        urdf, build = model_builder(self.parameters)
-        values = self.parameters
+        values = declare_parameters(self, PARAMETERS, on_change=self._tuned)
+        urdf, build = model_builder(values)
         self.controller_name = values.controller_name
         self.command_joints = values.command_joints or []
         self.effort_scale = values.effort_scale
