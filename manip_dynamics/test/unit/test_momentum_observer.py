@@ -29,6 +29,8 @@ References, none computed by the code under test:
   test does it over DDS.
 """
 
+import math
+
 import numpy as np
 import pytest
 
@@ -228,6 +230,95 @@ def test_gap_restarts_and_bad_samples_change_nothing(cobot):
     assert np.all(obs.update(0.2, POSE, np.zeros(7), tau) == 0.0) and obs.restarted
     obs.reset()
     assert obs.time is None
+
+
+def _stalled_chain(stall_at: float, stall: float, end: float) -> tuple[list, list]:
+    """
+    Return sample stamps and the times their states were taken, as behind a stalled chain.
+
+    What a recorder beside controller_manager and TopicBasedSystem saw on a loaded machine
+    (docs/ROS2_CONTROL.md): 2 ms updates; after a stall the first state is as old as the
+    stall, a burst of updates 0.1 ms apart each brings a state 1 ms newer, then every 2 ms
+    update a state 12 ms newer until the states have caught up with their stamps.
+    """
+    stamps = list(np.arange(0.0, stall_at + 1e-9, 2e-3))
+    taken = list(stamps)
+    t, data = stall_at + stall, stall_at + 2e-3
+    for _ in range(10):
+        stamps.append(t), taken.append(data)
+        t, data = t + 1e-4, data + 1e-3
+    t = stamps[-1] + 2e-3
+    while t < end:
+        data = min(data + 12e-3, t)
+        stamps.append(t), taken.append(data)
+        t += 2e-3
+    return stamps, taken
+
+
+def test_a_stalled_sample_chain_makes_the_observer_coast_not_flag(cobot):
+    """
+    States that lag their stamps after a stall: no false external torque while coasting.
+
+    References: the arm moves with no external torque (the motor torques are the inverse
+    dynamics of the motion), so r should stay at the observer's discretisation floor on the
+    same motion sampled without a stall; a constant wrench applied afterwards is estimated
+    as J^T w.
+    """
+    gain = 25.0
+
+    def run(stamps, taken, stall_gap, wrench=None, from_time=np.inf):
+        obs = MomentumObserver(cobot, gain, stall_gap=stall_gap)
+        out, coasted = [], 0
+        for stamp, t in zip(stamps, taken):
+            q, qd, qdd = smooth_motion(t, POSE)
+            pushed = wrench is not None and t >= from_time
+            tau = cobot.inverse_dynamics(q, qd, qdd, include_friction=True, external_wrenches=(
+                {'tool0': wrench} if pushed else None))
+            out.append(obs.update(stamp, q, qd, tau))
+            coasted += obs.coasting
+        return np.array(out), coasted, q
+
+    clean = np.arange(0.0, 0.8, 2e-3)
+    floor = np.max(np.abs(run(clean, clean, math.inf)[0]))
+    stamps, taken = _stalled_chain(0.3, 0.065, 0.8)
+    blind, coasted, _ = run(stamps, taken, math.inf)
+    assert coasted == 0 and np.max(np.abs(blind)) > 5.0 * floor, \
+        'the stalled chain must show the hazard without coasting'
+    coasting, coasted, _ = run(stamps, taken, 0.02)
+    assert coasted > 0
+    assert np.max(np.abs(coasting)) <= 1.05 * floor + 1e-9, (np.max(np.abs(coasting)), floor)
+    # a push after the stall is still seen: dr/dt = K (J^T w - r) from 0.45 s, integrated
+    # here with 50 us exponential steps
+    wrench = np.array([0.0, 0.0, -15.0, 0.0, 0.0, 0.0])
+    pushed = run(stamps, taken, 0.02, wrench, from_time=0.45)[0]
+    expected, step = np.zeros(7), 5e-5
+    for t in np.arange(0.45, stamps[-1], step):
+        tau_ext = cobot.jacobian(smooth_motion(t, POSE)[0], 'tool0', frame='link').T @ wrench
+        expected += (1.0 - math.exp(-gain * step)) * (tau_ext - expected)
+    np.testing.assert_allclose(pushed[-1], expected, atol=0.05 * np.max(np.abs(expected)))
+
+
+def test_coasting_keeps_the_residual_and_restarts_still_clear_it(cobot):
+    """A held arm pushed by a constant torque: r holds through the coast, then rises on."""
+    tau_ext = np.array([3.0, -2.0, 1.5, 0.5, -0.25, 0.1, 0.05])
+    tau = cobot.gravity_torques(POSE) - tau_ext
+    obs = MomentumObserver(cobot, 30.0, stall_gap=0.02, max_step=0.1)
+    for k in range(0, 51):
+        r = obs.update(k * 1e-3, POSE, np.zeros(7), tau)
+    assert not obs.coasting
+    held = r.copy()
+    r = obs.update(0.08, POSE, np.zeros(7), tau)   # a 30 ms gap: coast until 0.11 s
+    assert obs.coasting and not obs.restarted
+    np.testing.assert_array_equal(r, held)
+    for k in range(41, 56):   # every 2 ms up to 0.11 s
+        np.testing.assert_array_equal(obs.update(k * 2e-3, POSE, np.zeros(7), tau), held)
+        assert obs.coasting
+    after = obs.update(0.112, POSE, np.zeros(7), tau)
+    assert not obs.coasting and np.all(np.abs(after - tau_ext) < np.abs(held - tau_ext))
+    assert np.all(obs.update(0.3, POSE, np.zeros(7), tau) == 0.0) and obs.restarted
+    assert not obs.coasting
+    with pytest.raises(InputError):
+        MomentumObserver(cobot, 30.0, stall_gap=0.0)
 
 
 @pytest.mark.parametrize('gains', [0.0, -1.0, [1.0, 2.0], np.nan, 'x'])

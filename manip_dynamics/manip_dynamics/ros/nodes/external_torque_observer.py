@@ -168,6 +168,7 @@ class ExternalTorqueObserverNode(GuardedNode):
         self.hysteresis = values.hysteresis
         self.include_friction = values.subtract_friction
         self.max_step = values.max_step
+        self.stall_gap = values.stall_gap
         self.wrench_link = values.wrench_link
         self.wrench_frame = values.wrench_frame
         self.queue_depth = values.queue_depth
@@ -263,7 +264,7 @@ class ExternalTorqueObserverNode(GuardedNode):
                 model.joint_index(name)
         reapply_payloads(model, self._payloads, self.get_logger())
         observer = MomentumObserver(model, gains, include_friction=self.include_friction,
-                                    max_step=self.max_step)
+                                    max_step=self.max_step, stall_gap=self.stall_gap)
         detector = ContactDetector(thresholds, self.hysteresis)
         gated = GatedObserver(observer, self.gate_parameters.gate(model), model.effort_limits)
         self._plan = _Plan(model, observer, gated, detector, link, frame,

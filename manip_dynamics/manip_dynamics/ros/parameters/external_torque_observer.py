@@ -16,6 +16,7 @@
 
 import math
 
+from manip_dynamics.observers.momentum_observer import DEFAULT_STALL_GAP
 from manip_dynamics.ros.parameters.shared import COMMAND_JOINTS, GATE, JOINT_STATES_TOPIC, MODEL
 from manip_dynamics.ros.parameters.spec import Param
 from manip_dynamics.safety.ranges import Range
@@ -64,6 +65,11 @@ PARAMETERS = MODEL + (
     Param('max_step', 'double', 0.1,
           'Largest joint_states spacing; a longer gap restarts the observer (r = 0)', unit='s',
           valid=Range(0.0, 10.0, low_open=True)),
+    Param('stall_gap', 'double', DEFAULT_STALL_GAP,
+          'A joint_states gap longer than this (up to max_step) is a stall of the sample '
+          'chain: for as long again the observer keeps its residual and estimates nothing '
+          '(the states after a stall lag their stamps); .inf = never', unit='s',
+          valid=Range(0.0, math.inf, low_open=True)),
     Param('wrench_link', 'string', '',
           'Link whose origin the wrench estimate acts at; empty = tip_link, else the last link '
           'of the model'),
