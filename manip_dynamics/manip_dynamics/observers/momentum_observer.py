@@ -52,7 +52,8 @@ up (measured behind TopicBasedSystem: 63 ms behind after a 65 ms stall, caught u
 later), so ``dt_k`` is not the time the state took to change and ``dt_k beta_k`` is charged
 to the wrong interval: K times that error shows as an external torque (false contacts at
 1.0 to 1.9 of a 1.5 N m threshold on a moving arm).  After a gap longer than ``stall_gap``
-(and not longer than ``max_step``, which restarts) the observer *coasts* for as long again:
+(and not longer than ``max_step``, which restarts) the observer *coasts* for half as long
+(more than twice the catch-up measured):
 at each sample it re-anchors ``p_0 = p_k`` and ``z_k = -r / K`` so that ``r_k`` keeps the
 value it had before the gap, and no external torque is estimated from those samples.  A
 contact flagged before the gap stays flagged; one that begins during the coast is seen when
@@ -136,7 +137,7 @@ class MomentumObserver:
             arm's -I_a qdd shows as an external torque).
         :param max_step: Largest sample spacing [s]; a longer gap restarts the observer.
         :param stall_gap: A sample spacing longer than this [s] (up to ``max_step``) makes
-            the observer coast for as long again (module docstring); ``inf`` never.
+            the observer coast for half as long (module docstring); ``inf`` never.
         :raises InputError: Bad gains, max_step or stall_gap.
         """
         self._model = model
@@ -270,7 +271,7 @@ class MomentumObserver:
         self._restarted = False
         dt = t - self._t
         if dt > self._stall_gap:
-            self._coast_until = t + dt
+            self._coast_until = t + 0.5 * dt
         self._coasting = t <= self._coast_until
         if self._coasting:
             # re-anchor the balance here: r_k = K (p_k - p_0 - z_k) keeps its value

@@ -307,10 +307,10 @@ def test_coasting_keeps_the_residual_and_restarts_still_clear_it(cobot):
         r = obs.update(k * 1e-3, POSE, np.zeros(7), tau)
     assert not obs.coasting
     held = r.copy()
-    r = obs.update(0.08, POSE, np.zeros(7), tau)   # a 30 ms gap: coast until 0.11 s
+    r = obs.update(0.09, POSE, np.zeros(7), tau)   # a 40 ms gap: coast until 0.11 s
     assert obs.coasting and not obs.restarted
     np.testing.assert_array_equal(r, held)
-    for k in range(41, 56):   # every 2 ms up to 0.11 s
+    for k in range(46, 55):   # every 2 ms up to 0.108 s
         np.testing.assert_array_equal(obs.update(k * 2e-3, POSE, np.zeros(7), tau), held)
         assert obs.coasting
     after = obs.update(0.112, POSE, np.zeros(7), tau)

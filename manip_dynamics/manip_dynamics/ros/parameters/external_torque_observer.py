@@ -67,7 +67,7 @@ PARAMETERS = MODEL + (
           valid=Range(0.0, 10.0, low_open=True)),
     Param('stall_gap', 'double', DEFAULT_STALL_GAP,
           'A joint_states gap longer than this (up to max_step) is a stall of the sample '
-          'chain: for as long again the observer keeps its residual and estimates nothing '
+          'chain: for half as long the observer keeps its residual and estimates nothing '
           '(the states after a stall lag their stamps); .inf = never', unit='s',
           valid=Range(0.0, math.inf, low_open=True)),
     Param('wrench_link', 'string', '',
