@@ -23,8 +23,13 @@ the queue. :class:`StaleInputWatchdog` withholds the verdict on a tick that come
 has been served. Never two ticks in a row: input that really stopped is still declared
 stale, at most one watchdog period later than without the guard, however starved the
 process is.
+
+A simulated arm's commands are judged on two clocks (:func:`stale_on_both_clocks`).
 """
 from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
 
 
 class StaleInputWatchdog:
@@ -62,3 +67,25 @@ class StaleInputWatchdog:
         self._withheld_last = False
         age = now - last_seen
         return age if age > self.timeout else None
+
+
+def stale_on_both_clocks(wall_now: float, received_wall: NDArray[np.float64],
+                         sim_now: float, received_sim: NDArray[np.float64],
+                         timeout: float) -> NDArray[np.bool_]:
+    """
+    Return which commands are stale for a simulated arm: older than ``timeout`` on both clocks.
+
+    A dead controller stops driving the arm (its last command ages on the wall clock and in
+    simulated time alike), while neither a simulator that stalled and catches up (simulated
+    time behind) nor one that runs faster than real time (wall time behind) drops a live
+    controller's commands.
+
+    :param wall_now: The wall clock now [s] (monotonic).
+    :param received_wall: When each joint's command was received, same clock [s], shape
+        (n,); -inf = never.
+    :param sim_now: Simulated time now [s].
+    :param received_sim: Simulated time at each reception [s], shape (n,); -inf = never.
+    :param timeout: Largest age [s], > 0.
+    :return: Stale joints, shape (n,) (True also for a joint never commanded).
+    """
+    return ((wall_now - received_wall) > timeout) & ((sim_now - received_sim) > timeout)

@@ -329,6 +329,28 @@ class Simulator:
             self._fext[:] = 0.0
             self._steps = 0
 
+    def hold(self, steps: int = 0) -> None:
+        """
+        Brake the arm where it is: velocities zero, no torque applied, time goes on.
+
+        What a driver's brakes do (a protective stop, or the brakes before the first
+        command); the pose and the external wrenches are kept.
+
+        :param steps: Steps of simulated time that pass with the arm held (>= 0).
+        :raises InputError: A negative or non-integer ``steps``.
+        """
+        if steps != 0:
+            steps = _count(steps, 'steps')
+        with self._lock:
+            self._qd[:] = 0.0
+            self._applied[:] = 0.0
+            self._steps += steps
+
+    @property
+    def steps(self) -> int:
+        """Return the steps taken since the start or the last :meth:`reset` (t = steps dt)."""
+        return self._steps
+
     # ------------------------------------------------------------------ external wrenches
     # (pushes on the simulated arm; kept apart from the stepping code above)
     def set_external_wrenches(self, external_wrenches: Mapping[str, ArrayLike] | None) -> None:

@@ -388,23 +388,23 @@ def test_simulator_reset_recovers_from_an_integration_failure_and_refuses_huge_p
         answer = node._pushes.apply_wrench_callback(request, ApplyWrench.Response())
         assert not answer.success and 'duration must be in' in answer.message
         # an integration failure pauses the simulation ...
-        sim = node._sim
+        sim = node._arm.sim
 
         def broken(*args, **kwargs):
             raise ValueError('simulation failed: injected divergence')
         sim.step = broken
         node.step_callback()
-        assert node._paused
+        assert node._arm.paused
         del sim.step   # the instance attribute: the class's step is back
         # ... and ~/reset brings it back running from a clean state
         reset = node.reset_callback(Trigger.Request(), Trigger.Response())
         assert reset.success and 'running again' in reset.message
-        assert not node._paused
-        np.testing.assert_allclose(node._sim.q, node._q0)
-        steps = node._steps
+        assert not node._arm.paused
+        np.testing.assert_allclose(sim.q, node._q0)
+        steps = sim.steps
         time.sleep(0.05)
         node.step_callback()
-        assert node._steps > steps
+        assert sim.steps > steps
     finally:
         node.destroy_node()
         rclpy.try_shutdown(context=context)

@@ -17,19 +17,10 @@
 from manip_dynamics.ros.parameters.shared import COMMAND_JOINTS, CONTROLLER_NAME, MODEL
 from manip_dynamics.ros.parameters.spec import Param
 from manip_dynamics.safety.ranges import Range
+from manip_dynamics.simulation import FIXED_STEP_INTEGRATORS, LIMIT_MODES
+from manip_dynamics.simulation.arm_driver import (
+    BRAKE_RELEASES, RESET_RELEASE_WAIT, TIMEOUT_ACTIONS)
 
-#: Integrators the node offers (fixed step).
-INTEGRATORS = ('semi_implicit_euler', 'rk4')
-#: Joint position limits.
-LIMIT_MODES = ('spring', 'hard', 'none')
-#: ``brake_release`` values: ``holding_command`` is for a simulator behind ros2_control,
-#: whose hardware interface sends zero efforts until a controller writes its commands.
-BRAKE_RELEASES = ('first_command', 'holding_command')
-#: ``command_timeout_action`` values: a protective stop with the brakes, or zero effort.
-TIMEOUT_ACTIONS = ('brake', 'zero')
-#: After ``~/reset``, commands that keep coming for this long release the brakes even when
-#: they do not hold the reset pose [s].
-RESET_RELEASE_WAIT = 0.5
 
 PARAMETERS = MODEL + (
     Param('rate', 'double', 1000.0, 'Integration rate (simulated time)', unit='Hz',
@@ -37,7 +28,7 @@ PARAMETERS = MODEL + (
     Param('publish_rate', 'double', 250.0, '/joint_states rate (simulated time)', unit='Hz',
           valid=Range(0.0, 1e4, low_open=True)),
     Param('integrator', 'string', 'semi_implicit_euler', 'Integration scheme',
-          choices=INTEGRATORS),
+          choices=FIXED_STEP_INTEGRATORS),
     Param('real_time_factor', 'double', 1.0,
           'Simulated time / wall time; 0 = as fast as possible', valid=Range(0.0, 100.0)),
     Param('publish_clock', 'bool', False,
