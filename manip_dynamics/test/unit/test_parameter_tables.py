@@ -37,7 +37,8 @@ DOCS = os.path.join(os.path.dirname(PACKAGE), 'docs', 'ROS_API.md')
 CONFIGS = {'gravity_compensation_node': ('gravity_compensation.yaml', '/**'),
            'external_torque_observer': ('story.yaml', 'external_torque_observer'),
            'trajectory_controller': ('story.yaml', 'trajectory_controller'),
-           'simulator_node': ('simulator.yaml', '/**')}
+           'simulator_node': ('simulator.yaml', '/**'),
+           'dynamics_node': ('dynamics_node.yaml', '/**')}
 
 
 def flat(mapping: dict, prefix: str = '') -> dict:

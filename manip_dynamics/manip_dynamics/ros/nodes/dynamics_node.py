@@ -44,19 +44,18 @@ from manip_dynamics.errors import InputError
 from manip_dynamics.identification.payload_window import (
     estimate_payload_from_window, JointStateWindow)
 from manip_dynamics.robot_model import RobotModel
+from manip_dynamics.ros.parameters.dynamics_node import PARAMETERS
 from manip_dynamics.ros.runtime.conversions import (
     flatten_row_major, from_model_order, joint_state_arrays, joint_state_message,
     matrix_from_model_order, response_joint_names, stamp_seconds, to_model_order,
     trajectory_to_arrays, trajectory_with_efforts, wrenches_to_dict)
-from manip_dynamics.ros.runtime.glitch_parameters import (
-    declare_gate_parameters, held_back_or_implausible)
+from manip_dynamics.ros.runtime.glitch_parameters import gate_parameters, held_back_or_implausible
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node
-from manip_dynamics.ros.runtime.parameter_spec import (
-    param_bool, param_float, param_float_list, param_string)
+from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
 from manip_dynamics.ros.runtime.payloads import apply_payload_request, Payloads, reapply_payloads
 from manip_dynamics.ros.runtime.robot_description import (
-    declare_model_parameters, NO_MODEL_MESSAGE, RobotDescriptionSource)
+    model_builder, NO_MODEL_MESSAGE, RobotDescriptionSource)
 from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS, StartupError
 from manip_dynamics_interfaces.srv import (
     ComputeTrajectoryEfforts, EstimatePayload, ForwardDynamics, GetCartesianDynamics,
@@ -97,45 +96,21 @@ class DynamicsNode(GuardedNode):
         :raises StartupError: A bad parameter, or a robot_description that does not load.
         """
         super().__init__(NODE_NAME, **kwargs)
-        urdf, build = declare_model_parameters(self)
-        self.include_friction = param_bool(
-            self, 'include_friction', False,
-            'Add URDF joint friction in inverse_dynamics, forward_dynamics and '
-            'trajectory_efforts even when the request does not ask for it')
-        self.joint_states_topic = param_string(
-            self, 'joint_states_topic', '/joint_states', 'sensor_msgs/JointState input topic')
-        self.publish_torques = param_bool(
-            self, 'publish_torques', True,
-            'Publish ~/gravity_torques and ~/coriolis_torques for every joint_states message')
-        self.publish_markers = param_bool(
-            self, 'publish_markers', True, 'Publish ~/torque_markers for RViz')
-        self.marker_rate = param_float(
-            self, 'marker_rate', 10.0, 'Largest ~/torque_markers rate [Hz]', low=0.0,
-            high=1000.0, low_open=True)
-        self.marker_scale = param_float(
-            self, 'marker_scale', 0.01,
-            'Arrow length per unit gravity torque [m / (N m)] of ~/torque_markers', low=0.0,
-            low_open=True)
-        self.singular_threshold = param_float(
-            self, 'singular_threshold', 1e-3,
-            'cartesian_dynamics: smallest singular value of J treated as regular', low=0.0,
-            low_open=True)
-        self.singular_damping = param_float(
-            self, 'singular_damping', 1e-2,
-            'cartesian_dynamics: damping of the inverse near a singularity', low=0.0)
-        self.acceleration_limits = param_float_list(
-            self, 'acceleration_limits', '~/retime: acceleration limits [rad/s^2 | m/s^2] '
-            'when a request gives none: one value for every joint, or one per joint in '
-            'model order (a URDF has no acceleration field)')
-        if any(v <= 0.0 for v in self.acceleration_limits):
-            raise StartupError('parameter acceleration_limits must be > 0, got %s'
-                               % self.acceleration_limits)
-        self.joint_limits_file = param_string(
-            self, 'joint_limits_file', '', "~/retime: MoveIt's joint_limits.yaml (velocity "
-            'and acceleration limits), read at each request; empty = none')
+        values = declare_parameters(self, PARAMETERS)
+        urdf, build = model_builder(values)
+        self.include_friction = values.include_friction
+        self.joint_states_topic = values.joint_states_topic
+        self.publish_torques = values.publish_torques
+        self.publish_markers = values.publish_markers
+        self.marker_rate = values.marker_rate
+        self.marker_scale = values.marker_scale
+        self.singular_threshold = values.singular_threshold
+        self.singular_damping = values.singular_damping
+        self.acceleration_limits = values.acceleration_limits or []
+        self.joint_limits_file = values.joint_limits_file
         if not self.joint_states_topic:
             raise StartupError('parameter joint_states_topic must not be empty')
-        self.gate_parameters = declare_gate_parameters(self)
+        self.gate_parameters = gate_parameters(values)
         self._gate = None  # (model, JointStateGate): the gate of the current model
 
         # Payloads set through ~/set_payload: re-applied when a new description arrives.

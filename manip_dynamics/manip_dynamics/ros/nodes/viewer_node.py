@@ -34,7 +34,7 @@ private channel to a simulator, so it shows a real arm as well:
 * a panel with the demo's status numbers: time of the last joint state, real-time factor,
   largest drift from the first pose, largest |g|, largest external torque, contact.
 
-The page is redrawn at most ``rate`` times per second, from a timer; callbacks only store
+The page is redrawn at most ``redraw_rate`` times per second, from a timer; callbacks only store
 the latest messages. Bad messages are logged (throttled) and skipped.
 """
 
@@ -51,13 +51,13 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 
 from manip_dynamics.robot_model import RobotModel
+from manip_dynamics.ros.parameters.viewer_node import PARAMETERS
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.node_runtime import run_node
-from manip_dynamics.ros.runtime.parameter_spec import param_float, param_string, param_strings
+from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
 from manip_dynamics.ros.runtime.payloads import (
-    apply_payload_request, declare_payload_parameters, Payloads, reapply_payloads)
-from manip_dynamics.ros.runtime.robot_description import (
-    declare_model_parameters, RobotDescriptionSource)
+    apply_payload_request, Payloads, payloads_from, reapply_payloads)
+from manip_dynamics.ros.runtime.robot_description import model_builder, RobotDescriptionSource
 from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS, StartupError
 from manip_dynamics.viewer.scene import RobotScene
 from manip_dynamics.viewer.urdf_visuals import parse_visuals
@@ -84,24 +84,15 @@ class ViewerNode(GuardedNode):
             parameter that does not load.
         """
         super().__init__(NODE_NAME, **kwargs)
-        urdf, build = declare_model_parameters(self)
-        port = int(param_float(self, 'port', 8080.0, 'TCP port of the page on 127.0.0.1 (the '
-                               'next free one when taken; 0: any)', low=0.0, high=65535.0))
-        self.rate = param_float(self, 'rate', 30.0, 'Largest redraw rate [Hz]', low=0.0,
-                                high=1000.0, low_open=True)
-        self.stale_after = param_float(self, 'stale_after', 1.0, 'Hide observer markers '
-                                       'older than this [s, wall time]', low=0.0, high=3600.0,
-                                       low_open=True)
-        self.search_paths = tuple(param_strings(
-            self, 'mesh_search_paths', 'Folders for package:// and relative mesh files, '
-            'searched after the ament index'))
-        namespace = param_string(self, 'observer_namespace', '/external_torque_observer',
-                                 'Namespace of the external-torque observer topics')
-        self.wrench_link = param_string(self, 'wrench_link', '', 'Link the estimated wrench '
-                                        "is drawn at; empty = the wrench's frame_id if it is a "
-                                        'link other than the root, else the tip link (as the '
-                                        'observer)')
-        self._payloads: Payloads = declare_payload_parameters(self)
+        values = declare_parameters(self, PARAMETERS)
+        urdf, build = model_builder(values)
+        port = values.port
+        self.rate = values.redraw_rate
+        self.stale_after = values.stale_after
+        self.search_paths = tuple(values.mesh_search_paths or ())
+        namespace = values.observer_namespace
+        self.wrench_link = values.wrench_link
+        self._payloads: Payloads = payloads_from(values)
         from manip_dynamics.viewer.server import ArmView, viser_missing
         missing = viser_missing()
         if missing:
@@ -136,19 +127,8 @@ class ViewerNode(GuardedNode):
             raise
         self.create_subscription(JointState, '/joint_states', self.joint_states_callback,
                                  TOPIC_QOS)
-        base = '/' + namespace.strip('/') if namespace.strip('/') else ''
-        self.create_subscription(JointState, base + '/external_torques',
-                                 self.external_torques_callback, TOPIC_QOS)
-        self.create_subscription(WrenchStamped, base + '/external_wrench',
-                                 self.wrench_callback, TOPIC_QOS)
-        try:
-            from manip_dynamics_interfaces.msg import Contact
-        except ImportError:
-            self.get_logger().info('manip_dynamics_interfaces has no Contact message in this '
-                                   'build: the contact flag is not shown')
-        else:
-            self.create_subscription(Contact, base + '/contact', self.contact_callback,
-                                     TOPIC_QOS)
+        if namespace.strip('/'):   # empty: no observer drawn
+            self._observe('/' + namespace.strip('/'))
         try:
             from manip_dynamics_interfaces.srv import SetPayload
         except ImportError:
@@ -209,6 +189,21 @@ class ViewerNode(GuardedNode):
             kind = re.sub(r"'[^']*'|[-+.\d]+(e[-+]?\d+)?", '#', str(error))
             self._warn(what + kind, 'ignored a message: %s' % error)
             return None
+
+    def _observe(self, base: str) -> None:
+        """Subscribe the observer's torques, wrench and contact flag under ``base``."""
+        self.create_subscription(JointState, base + '/external_torques',
+                                 self.external_torques_callback, TOPIC_QOS)
+        self.create_subscription(WrenchStamped, base + '/external_wrench',
+                                 self.wrench_callback, TOPIC_QOS)
+        try:
+            from manip_dynamics_interfaces.msg import Contact
+        except ImportError:
+            self.get_logger().info('manip_dynamics_interfaces has no Contact message in this '
+                                   'build: the contact flag is not shown')
+        else:
+            self.create_subscription(Contact, base + '/contact', self.contact_callback,
+                                     TOPIC_QOS)
 
     def joint_states_callback(self, msg: JointState) -> None:
         """Store the latest joint positions."""

@@ -27,7 +27,7 @@ from importlib import import_module
 
 #: The nodes with a table: executable name -> module of this folder.
 TABLES = ('gravity_compensation_node', 'external_torque_observer', 'feedforward_filter',
-          'trajectory_controller', 'simulator_node')
+          'trajectory_controller', 'simulator_node', 'dynamics_node', 'viewer_node')
 
 
 def node_parameters(node: str) -> tuple:

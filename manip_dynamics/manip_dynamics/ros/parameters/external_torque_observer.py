@@ -17,7 +17,8 @@
 import math
 
 from manip_dynamics.observers.momentum_observer import DEFAULT_STALL_GAP
-from manip_dynamics.ros.parameters.shared import COMMAND_JOINTS, GATE, JOINT_STATES_TOPIC, MODEL
+from manip_dynamics.ros.parameters.shared import (
+    COMMAND_JOINTS, GATE, JOINT_STATES_TOPIC, MODEL, WRENCH_LINK)
 from manip_dynamics.ros.parameters.spec import Param
 from manip_dynamics.safety.ranges import Range
 
@@ -70,9 +71,7 @@ PARAMETERS = MODEL + (
           'chain: for half as long the observer keeps its residual and estimates nothing '
           '(the states after a stall lag their stamps); .inf = never', unit='s',
           valid=Range(0.0, math.inf, low_open=True)),
-    Param('wrench_link', 'string', '',
-          'Link whose origin the wrench estimate acts at; empty = tip_link, else the last link '
-          'of the model'),
+    WRENCH_LINK,
     Param('wrench_frame', 'string', '',
           'Axes of ~/external_wrench: empty = wrench_link; a link of the model, or world (= '
           'the root link)'),

@@ -19,8 +19,8 @@ import math
 from manip_dynamics.control.gravity_compensation import (
     RAMP_TIME_RANGE, TIMEOUT_RANGE, watchdog_rate_range)
 from manip_dynamics.ros.parameters.shared import (
-    COMMAND_JOINTS, CONTROLLER_NAME, EFFORT_SCALE, GATE, JOINT_STATES_TOPIC, MODEL, PAYLOAD,
-    STALE_ACTION, TIMEOUT)
+    COMMAND_JOINTS, CONTROLLER_NAME, EFFORT_SCALE, GATE, INCLUDE_FRICTION, JOINT_STATES_TOPIC,
+    MODEL, PAYLOAD, STALE_ACTION, TIMEOUT)
 from manip_dynamics.ros.parameters.spec import Param
 from manip_dynamics.safety.ranges import Range
 
@@ -43,8 +43,6 @@ PARAMETERS = MODEL + (
                       watchdog_rate_range(TIMEOUT_RANGE.low).high)),
 ) + GATE + (
     STALE_ACTION,
-    Param('include_friction', 'bool', False,
-          'Add the URDF friction feed-forward b qd + f_c tanh(qd / v_s) from the joint_states '
-          'velocities, each clipped to its URDF velocity limit'),
+    INCLUDE_FRICTION,
     JOINT_STATES_TOPIC,
 ) + PAYLOAD

@@ -111,8 +111,8 @@ COMMAND_JOINTS = Param(
 #: The external-torque observer whose contact flag a node reacts to.
 OBSERVER_NAMESPACE = Param(
     'observer_namespace', 'string', '/external_torque_observer',
-    'Namespace of the external_torque_observer whose <namespace>/contact flag the node '
-    'reacts to; empty = none')
+    'Namespace of the external_torque_observer whose topics the node reads '
+    '(<namespace>/contact, ...); empty = none')
 
 #: How old a contact flag may be and still count.
 MAX_CONTACT_AGE = Param(
@@ -136,6 +136,21 @@ EFFORT_SCALE = Param(
     'effort_scale', 'double', 1.0,
     'Clamp every effort to effort_scale x effort limit; set on a running arm, it acts from '
     'the next command', valid=EFFORT_SCALE_RANGE, tunable=True)
+
+#: Where the external wrench estimate acts.
+WRENCH_LINK = Param(
+    'wrench_link', 'string', '',
+    'Link whose origin the external wrench estimate acts at; empty = tip_link, else the last '
+    "link of the model (viewer_node, which draws it: first the wrench's frame_id when that is "
+    'a link other than the root)')
+
+#: URDF friction in the torques a node computes.
+INCLUDE_FRICTION = Param(
+    'include_friction', 'bool', False,
+    'Add the URDF joint friction b qd + f_c tanh(qd / v_s) to the torques the node computes '
+    '(gravity_compensation_node: from the joint_states velocities, each clipped to its URDF '
+    'velocity limit; dynamics_node: in inverse_dynamics, forward_dynamics and '
+    'trajectory_efforts even when a request does not ask for it)')
 
 #: Age of the newest joint state at which a commanding node stops.
 TIMEOUT = Param('timeout', 'double', 0.1,

@@ -23,11 +23,9 @@ node's own timeout. Also the commanding nodes' ``stale_action``.
 
 from typing import NamedTuple
 
-from rclpy.node import Node
 
 from manip_dynamics.robot_model import RobotModel
-from manip_dynamics.ros.parameters.shared import GATE, STALE_ACTION
-from manip_dynamics.ros.runtime.parameter_spec import declare_parameters, NodeParameters
+from manip_dynamics.ros.runtime.parameter_spec import NodeParameters
 from manip_dynamics.ros.runtime.startup import StartupError
 from manip_dynamics.safety.plausibility import JointStateGate, MAX_VELOCITY
 
@@ -68,16 +66,6 @@ def gate_parameters(values: NodeParameters, timeout: float | None = None) -> Gat
                            'timeout), got %g' % (timeout, values.glitch_hold_time))
     return GateParameters(values.glitch_velocity_factor, values.glitch_position_margin,
                           values.glitch_hold_time, values.glitch_max_acceleration)
-
-
-def declare_gate_parameters(node: Node, timeout: float | None = None) -> GateParameters:
-    """Declare ``GATE`` on a node without a table and return :func:`gate_parameters`'s."""
-    return gate_parameters(declare_parameters(node, GATE), timeout)
-
-
-def declare_stale_action(node: Node) -> str:
-    """Declare ``stale_action`` on a node without a table and return it (hold or zero)."""
-    return declare_parameters(node, (STALE_ACTION,)).stale_action
 
 
 def held_back_or_implausible(kind: str) -> str:

@@ -17,11 +17,9 @@
 from typing import Any
 
 from rclpy.impl.rcutils_logger import RcutilsLogger
-from rclpy.node import Node
 
 from manip_dynamics.robot_model import RobotModel
-from manip_dynamics.ros.parameters.shared import PAYLOAD
-from manip_dynamics.ros.runtime.parameter_spec import declare_parameters, NodeParameters
+from manip_dynamics.ros.runtime.parameter_spec import NodeParameters
 from manip_dynamics.ros.runtime.startup import StartupError
 
 #: Payloads a node keeps to re-apply to a new model: link -> (mass [kg], centre of mass
@@ -49,11 +47,6 @@ def payloads_from(values: NodeParameters) -> Payloads:
         payloads[values.payload_link] = (values.payload_mass, values.payload_com,
                                          values.payload_inertia)
     return payloads
-
-
-def declare_payload_parameters(node: Node) -> Payloads:
-    """Declare ``PAYLOAD`` on a node without a table and return :func:`payloads_from`'s."""
-    return payloads_from(declare_parameters(node, PAYLOAD))
 
 
 def reapply_payloads(model: RobotModel, payloads: Payloads, logger: RcutilsLogger) -> None:

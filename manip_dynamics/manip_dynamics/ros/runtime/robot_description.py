@@ -35,10 +35,9 @@ from std_msgs.msg import String
 
 from manip_dynamics.model.urdf_loader import precheck_urdf
 from manip_dynamics.robot_model import RobotModel
-from manip_dynamics.ros.parameters.shared import MODEL
 from manip_dynamics.ros.runtime.joint_dynamics_parameters import (
     apply_joint_dynamics, joint_dynamics_overrides)
-from manip_dynamics.ros.runtime.parameter_spec import declare_parameters, NodeParameters
+from manip_dynamics.ros.runtime.parameter_spec import NodeParameters
 from manip_dynamics.ros.runtime.startup import StartupError
 
 #: Topic robot_state_publisher publishes the URDF on.
@@ -267,12 +266,3 @@ def model_builder(values: NodeParameters) -> tuple[str, ModelBuilder]:
             xml, root_link=root, tip_link=tip, gravity=gravity, strict=strict),
             joint_dynamics)
     return values.robot_description, build
-
-
-def declare_model_parameters(node: Node) -> tuple[str, ModelBuilder]:
-    """
-    Declare the ``MODEL`` parameters on a node without a table; return :func:`model_builder`'s.
-
-    :raises StartupError: A malformed parameter value.
-    """
-    return model_builder(declare_parameters(node, MODEL))
