@@ -47,6 +47,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
+from manip_dynamics.errors import InputError
 from manip_dynamics.safety.staleness import stale_on_both_clocks
 from manip_dynamics.simulation.simulator import Simulator
 from manip_dynamics.small_arrays import any_true
@@ -139,6 +140,32 @@ def efforts_by_name(model, names: list[str], values: list[float],
     return [model.joint_index(n) for n in names], array
 
 
+def checked_start(model, command_joints: list[str] | None,
+                  initial_positions: list[float] | None) -> tuple[
+                      list[str], NDArray[np.int64], FloatArray | None]:
+    """
+    Check the commanded joints and the start pose a driver is given for ``model``.
+
+    :param command_joints: The joints of array commands, in their order; empty or None = all.
+    :param initial_positions: The start pose, model order; empty or None = the caller's
+        default.
+    :return: The joint names, their model indices, and the pose (None when not given).
+    :raises InputError: An unknown or repeated joint, or a pose of the wrong length or not
+        finite.
+    """
+    names = list(command_joints or []) or list(model.joint_names)
+    index = np.array([model.joint_index(name) for name in names], dtype=np.int64)
+    if len(set(names)) != len(names):
+        raise InputError('command_joints lists a joint twice: %s' % names)
+    if not initial_positions:
+        return names, index, None
+    q0 = np.array(initial_positions, dtype=np.float64)
+    if q0.shape != (model.dof,) or not np.all(np.isfinite(q0)):
+        raise InputError('initial_positions must be %d finite values in the order %s, got %s'
+                         % (model.dof, list(model.joint_names), list(initial_positions)))
+    return names, index, q0
+
+
 @dataclass(frozen=True)
 class DriverSettings:
     """How the driver runs the arm: the simulator node's parameters of the same names."""
@@ -193,6 +220,14 @@ class ArmDriver:
         self.restart_schedule(now)
 
     # ------------------------------------------------------------------ state
+    def describe(self) -> str:
+        """Return what holds the arm now, for a log line ('' when it runs free)."""
+        return '%s%s' % (' (paused)' if self.paused else '', '' if not self.braked else
+                         ', brakes on until the first command'
+                         if self.settings.brake_release == 'first_command'
+                         and not self.protective_stop
+                         else ', brakes on until a command that holds the pose')
+
     @property
     def t(self) -> float:
         """Return the simulated time [s] (the simulator's)."""

@@ -329,6 +329,18 @@ class Simulator:
             self._fext[:] = 0.0
             self._steps = 0
 
+    def warm_up(self) -> None:
+        """
+        Compile the step kernel for these settings, then go back to the state before.
+
+        One step with zero torque and the energies, undone: the first step compiles (seconds
+        without a disk cache), so a real-time loop calls this before its clock starts.
+        """
+        q, qd = self.q, self.qd
+        self.step(np.zeros(self._n))
+        self.total_energy()
+        self.reset(q, qd)
+
     def hold(self, steps: int = 0) -> None:
         """
         Brake the arm where it is: velocities zero, no torque applied, time goes on.

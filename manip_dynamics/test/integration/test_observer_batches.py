@@ -78,7 +78,9 @@ def test_a_burst_is_integrated_sample_by_sample_and_answered_once():
     observer = ExternalTorqueObserverNode(context=context, parameter_overrides=[
         Parameter('robot_description', value=urdf), Parameter('gain', value=GAIN),
         Parameter('subtract_friction', value=False), Parameter('queue_depth', value=100),
-        Parameter('joint_states_topic', value='/batch_states')])
+        Parameter('joint_states_topic', value='/batch_states'),
+        Parameter('stall_gap', value=0.0)])   # 0: never coast, as the reference below
+    assert observer.stall_gap == math.inf
     probe = rclpy.create_node('batch_probe', context=context)
     outputs = []
     probe.create_subscription(

@@ -25,11 +25,11 @@ import math
 import numpy as np
 import pytest
 
-from manip_dynamics import RobotModel
+from manip_dynamics import InputError, RobotModel
 from manip_dynamics.bundled import urdf_path
 from manip_dynamics.simulation import ArmDriver, DriverSettings, Simulator
 from manip_dynamics.simulation.arm_driver import (
-    efforts_by_name, efforts_in_order, FIRST_STEP, MAX_BACKLOG, RejectedCommand,
+    checked_start, efforts_by_name, efforts_in_order, FIRST_STEP, MAX_BACKLOG, RejectedCommand,
     RESET_RELEASE_WAIT)
 
 POSE = np.array([0.3, -0.4, 0.2, -1.9, 0.1, 1.9, 0.5])
@@ -213,3 +213,22 @@ def test_command_messages_are_checked_with_a_kind_per_problem(cobot):
         with pytest.raises(RejectedCommand) as error:
             efforts_by_name(cobot, *args, 't')
         assert error.value.kind == kind
+
+
+def test_the_start_is_checked_and_the_warm_up_leaves_no_trace(cobot):
+    names = list(cobot.joint_names)
+    assert checked_start(cobot, None, None)[0] == names
+    chosen, index, q0 = checked_start(cobot, names[2:4], list(POSE))
+    assert chosen == names[2:4] and index.tolist() == [2, 3]
+    np.testing.assert_array_equal(q0, POSE)
+    for joints, pose in ((['nope'], None), (names[:1] * 2, None), (None, [0.0] * 6),
+                         (None, [math.nan] * 7)):
+        with pytest.raises(InputError):
+            checked_start(cobot, joints, pose)
+    sim = Simulator(cobot, POSE, np.full(7, 0.1), dt=1e-3)
+    sim.warm_up()
+    assert sim.steps == 0
+    np.testing.assert_array_equal(sim.q, POSE)
+    np.testing.assert_array_equal(sim.qd, np.full(7, 0.1))
+    arm = Arm(cobot)
+    assert arm.driver.describe() == ', brakes on until the first command'

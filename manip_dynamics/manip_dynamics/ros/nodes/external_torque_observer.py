@@ -41,6 +41,7 @@ the observer. See docs/ROS_API.md and docs/CONTACT_DETECTION.md.
 """
 
 import collections
+import math
 import sys
 import time
 from typing import Any, NamedTuple
@@ -168,7 +169,7 @@ class ExternalTorqueObserverNode(GuardedNode):
         self.hysteresis = values.hysteresis
         self.include_friction = values.subtract_friction
         self.max_step = values.max_step
-        self.stall_gap = values.stall_gap
+        self.stall_gap = values.stall_gap or math.inf   # 0: never coast
         self.wrench_link = values.wrench_link
         self.wrench_frame = values.wrench_frame
         self.queue_depth = values.queue_depth

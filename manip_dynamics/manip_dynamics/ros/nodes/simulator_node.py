@@ -13,29 +13,20 @@
 # limitations under the License.
 
 """
-The ``simulator`` node: a URDF arm integrated by the library's Simulator, seen over ROS.
+The ``simulator`` node: a URDF arm and its driver, seen over ROS (docs/SIMULATOR.md).
 
-It stands in for a physical arm and its driver. The dynamics (URDF damping and Coulomb
-friction, joint position limits, effort limits) are :class:`manip_dynamics.simulation.Simulator`'s;
-what a driver does around them (brakes, a protective stop on stale commands, the wall-clock
-schedule with catch-up, lockstep) is :class:`manip_dynamics.simulation.ArmDriver`'s, tested
-without ROS. This node subscribes, converts, calls and publishes:
-
-* effort commands on ``/<controller_name>/commands`` (std_msgs/Float64MultiArray, one value
-  per entry of ``command_joints``: what ros2_controllers' JointGroupEffortController
-  subscribes to) and on ``joint_commands_topic`` (sensor_msgs/JointState keyed by ``name``,
-  ``effort`` field: what topic_based_ros2_control's TopicBasedSystem publishes). A command
-  with a wrong length, NaN/inf or an unknown joint is rejected with a throttled warning and
-  leaves the previous command in place;
-* ``/joint_states`` (position, velocity and the effort actually applied) at
-  ``publish_rate``, stamped with the time its sample was taken: simulated time (``/clock``
-  with ``publish_clock``; without it the ROS time at the start plus the simulated time
-  since, counted on across resets and pauses, so stamps are spaced exactly as the samples
-  are, even when the loop catches up on owed steps);
-* ``~/reset``, ``~/pause``, and the pushes of :mod:`manip_dynamics.ros.runtime.external_push`.
-
-The loop is one steady-clock timer on the node's step lane (with ``lockstep`` a command also
-runs the steps it was waited for at once). See docs/SIMULATOR.md.
+The dynamics are :class:`manip_dynamics.simulation.Simulator`'s; what a driver does around
+them (brakes, a protective stop on stale commands, the wall-clock schedule with catch-up,
+lockstep) is :class:`manip_dynamics.simulation.ArmDriver`'s, tested without ROS. This node
+subscribes to effort commands (``/<controller_name>/commands``, std_msgs/Float64MultiArray
+in ``command_joints`` order, as JointGroupEffortController; ``joint_commands_topic``,
+sensor_msgs/JointState keyed by name, as TopicBasedSystem), rejects bad ones with a
+throttled warning (the previous command stays), and publishes ``/joint_states`` (applied
+effort) at ``publish_rate``, stamped with the time each sample was taken (simulated time on
+``/clock`` with ``publish_clock``; else the ROS time at start plus the simulated time since,
+never going back). Services ``~/reset``, ``~/pause``; pushes from
+:mod:`manip_dynamics.ros.runtime.external_push`. One steady-clock timer runs the loop on
+the node's step lane; with ``lockstep`` a command also runs the steps waited for at once.
 """
 
 from dataclasses import fields
@@ -44,7 +35,6 @@ import time
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 from rclpy.clock import Clock as RosClock, ClockType
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
@@ -64,9 +54,7 @@ from manip_dynamics.ros.runtime.robot_description import (
 from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS, StartupError
 from manip_dynamics.simulation import ArmDriver, DriverSettings, Simulator
 from manip_dynamics.simulation.arm_driver import (
-    efforts_by_name, efforts_in_order, RejectedCommand)
-
-FloatArray = NDArray[np.float64]
+    checked_start, efforts_by_name, efforts_in_order, RejectedCommand)
 
 #: Seconds between two log lines of the same kind (each kind of rejected command has its own).
 THROTTLE = 1.0
@@ -88,15 +76,12 @@ class SimulatorNode(GuardedNode):
         values = declare_parameters(self, PARAMETERS)
         urdf, build = model_builder(values)
         p = values.as_dict()
-        p['initial_positions'] = p['initial_positions'] or []
-        p['command_joints'] = p['command_joints'] or []
         if not p['controller_name'].strip('/'):
             raise StartupError('parameter controller_name must not be empty')
         self._params = p
         # the driver's settings are the parameters of the same names
         self._settings = DriverSettings(**{f.name: p[f.name] for f in fields(DriverSettings)})
         self._paused = bool(p['start_paused'])   # until a model is there
-        self._model: RobotModel | None = None
         self._arm: ArmDriver | None = None
         self._command_names: list[str] = []
         self._command_index = np.zeros(0, dtype=np.int64)
@@ -125,10 +110,8 @@ class SimulatorNode(GuardedNode):
         self.create_service(Trigger, '~/reset', self.reset_callback)
         self.create_service(SetBool, '~/pause', self.pause_callback)
         # pushes on the arm: ~/apply_wrench, ~/external_wrench, ~/applied_wrench
-        self._pushes = ExternalPushes(
-            self, lambda: (self._model, self._arm.sim if self._arm else None,
-                           self._arm.sim.steps if self._arm else 0),
-            p['rate'], self._stamp_at)
+        self._pushes = ExternalPushes(self, lambda: (arm.sim.model, arm.sim, arm.sim.steps) if (
+            arm := self._arm) else (None, None, 0), p['rate'], self._stamp_at)
 
         def build_and_keep_text(xml: str) -> RobotModel:
             self._pending_urdf = xml
@@ -146,64 +129,36 @@ class SimulatorNode(GuardedNode):
                                         callback_group=self._lane.group,
                                         clock=RosClock(clock_type=ClockType.STEADY_TIME))
 
-    def _report(self, level: str, text: str, kind: str | None) -> None:
-        """The driver's log lines: throttled per kind when it names one."""
-        if kind is not None:
-            self._throttle.log(level, text, kind=kind)
-        elif level == 'error':   # one call site per severity (rclpy requires it)
-            self.get_logger().error(text)
-        elif level == 'warning':
-            self.get_logger().warning(text)
-        else:
-            self.get_logger().info(text)
-
     # ------------------------------------------------------------------ model
     def _prepare(self, model: RobotModel) -> None:
         """
         Build the simulator and its driver for a new model, or raise to reject the model.
 
         :param model: The model just built from ``self._pending_urdf``.
-        :raises StartupError: command_joints or initial_positions do not fit the model.
+        :raises InputError: command_joints or initial_positions do not fit the model.
         """
         p = self._params
-        names = p['command_joints'] or list(model.joint_names)
-        index = np.array([model.joint_index(name) for name in names], dtype=np.int64)
-        if len(set(names)) != len(names):
-            raise StartupError('command_joints lists a joint twice: %s' % names)
-        if p['initial_positions']:
-            q0 = np.array(p['initial_positions'], dtype=np.float64)
-            if q0.shape != (model.dof,) or not np.all(np.isfinite(q0)):
-                raise StartupError(
-                    'initial_positions must be %d finite values in the order %s, got %s'
-                    % (model.dof, list(model.joint_names), p['initial_positions']))
-        else:
+        names, index, q0 = checked_start(model, p['command_joints'], p['initial_positions'])
+        if q0 is None:
             q0 = default_initial_positions(model, self._pending_urdf)
-        options = {'dt': 1.0 / p['rate'], 'integrator': p['integrator'],
-                   'include_friction': p['simulate_friction'], 'limits': p['limits'],
-                   'clamp_effort': p['clamp_effort']}
-        sim = Simulator(model, q0, **options)
-        # The first step compiles the kernels (seconds without a disk cache): do it on a
-        # throw-away copy so that the wall-clock schedule starts after it.
-        Simulator(model, q0, **options).step(np.zeros(model.dof))
-        model.kinetic_energy(q0, np.zeros(model.dof))
-        model.potential_energy(q0)
+        sim = Simulator(model, q0, dt=1.0 / p['rate'], integrator=p['integrator'],
+                        include_friction=p['simulate_friction'], limits=p['limits'],
+                        clamp_effort=p['clamp_effort'])
+        sim.warm_up()   # before the wall-clock schedule starts
         paused = self._arm.paused if self._arm is not None else self._paused
-        self._model = model
         self._q0 = q0
         self._command_names = names
         self._command_index = index
-        self._arm = arm = ArmDriver(sim, self._settings, self._report, time.monotonic(),
-                                    paused=paused)
+        # the driver's lines: the same line twice within THROTTLE is counted, not repeated
+        self._arm = arm = ArmDriver(
+            sim, self._settings, lambda level, text, kind: self._throttle.log(
+                level, text, kind=kind or text), time.monotonic(), paused=paused)
         self._stamp_now()
         self.get_logger().info(
             "simulating '%s' (%d joints) at %g Hz, publishing at %g Hz, real_time_factor %g, "
-            'start pose %s%s%s; commands on %s%s' % (
+            'start pose %s%s; commands on %s%s' % (
                 model.name, model.dof, p['rate'], p['rate'] / arm.steps_per_publish,
-                p['real_time_factor'], np.round(q0, 4).tolist(),
-                ' (paused)' if arm.paused else '',
-                ', brakes on until the first command' if arm.braked and p['brake_release']
-                == 'first_command' else ', brakes on until a command that holds the pose'
-                if arm.braked else '',
+                p['real_time_factor'], np.round(q0, 4).tolist(), arm.describe(),
                 '%s (%s) and ' % (self._commands_topic, ', '.join(names))
                 if p['controller_commands'] else '', p['joint_commands_topic']))
         if not arm.paused:
@@ -239,8 +194,8 @@ class SimulatorNode(GuardedNode):
     def joint_commands_callback(self, msg: JointState) -> None:
         """Take name-keyed efforts (topic_based_ros2_control TopicBasedSystem contract)."""
         topic = self._params['joint_commands_topic']
-        self._command(lambda: efforts_by_name(self._model, list(msg.name), msg.effort, topic),
-                      topic)
+        self._command(lambda: efforts_by_name(self._arm.sim.model, list(msg.name), msg.effort,
+                                              topic), topic)
 
     def _command(self, check: Any, source: str) -> None:
         """Check a command (``check() -> (index, efforts)``) and hand it to the driver."""
@@ -261,15 +216,12 @@ class SimulatorNode(GuardedNode):
                        response: Trigger.Response) -> Trigger.Response:
         """Return to the initial pose at rest at time 0, brakes on; commands are kept."""
         arm = self._arm
-        if arm is None:
-            response.success = False
-            response.message = NO_MODEL_MESSAGE
-            return response
         try:
-            recovered = arm.reset(time.monotonic())
+            recovered = arm.reset(time.monotonic()) if arm is not None else None
         except Exception as err:  # noqa: B902 - answered, never raised into rclpy
-            response.success = False
-            response.message = 'reset failed: %s' % err
+            recovered, response.message = None, 'reset failed: %s' % err
+        if recovered is None:
+            response.success, response.message = False, response.message or NO_MODEL_MESSAGE
             return response
         self._pushes.clear()   # a clean state: no push goes on acting
         if not arm.paused:
@@ -320,7 +272,7 @@ class SimulatorNode(GuardedNode):
             # the time the sample was taken: simulated time since the anchor, never now()
             self._last_stamp = self._stamp_at(sim.steps)
             msg.header.stamp = time_msg(self._last_stamp)
-        msg.name = list(self._model.joint_names)
+        msg.name = list(sim.model.joint_names)
         msg.position = np.asarray(sim.q, dtype=np.float64).tolist()
         msg.velocity = np.asarray(sim.qd, dtype=np.float64).tolist()
         msg.effort = np.asarray(sim.applied_effort, dtype=np.float64).tolist()

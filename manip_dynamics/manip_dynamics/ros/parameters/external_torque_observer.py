@@ -69,8 +69,8 @@ PARAMETERS = MODEL + (
     Param('stall_gap', 'double', DEFAULT_STALL_GAP,
           'A joint_states gap longer than this (up to max_step) is a stall of the sample '
           'chain: for half as long the observer keeps its residual and estimates nothing '
-          '(the states after a stall lag their stamps); .inf = never', unit='s',
-          valid=Range(0.0, math.inf, low_open=True)),
+          '(the states after a stall lag their stamps); 0 = never', unit='s',
+          valid=Range(0.0, 10.0)),
     WRENCH_LINK,
     Param('wrench_frame', 'string', '',
           'Axes of ~/external_wrench: empty = wrench_link; a link of the model, or world (= '
