@@ -177,7 +177,6 @@ class DriverSettings:
     brakes: bool                   # braked until a command releases them
     brake_release: str             # BRAKE_RELEASES
     lockstep: bool
-    clamp_effort: bool             # as the Simulator's (the braked pose's check uses it)
 
 
 class ArmDriver:
@@ -307,7 +306,7 @@ class ArmDriver:
         """Return the largest joint acceleration the command gives at rest at the braked pose."""
         model = self.sim.model
         tau = self.command
-        if self.settings.clamp_effort:
+        if self.sim.clamp_effort:   # the torque the simulator would apply
             limit = model.effort_limits
             tau = np.clip(tau, -limit, limit)
         try:

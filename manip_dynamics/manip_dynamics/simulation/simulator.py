@@ -269,6 +269,11 @@ class Simulator:
         return self._limits
 
     @property
+    def clamp_effort(self) -> bool:
+        """Return whether commanded torques are clamped to ``model.effort_limits``."""
+        return self._clamp
+
+    @property
     def t(self) -> float:
         """Return the simulated time [s] (step count times dt, no round-off drift)."""
         return self._steps * self._dt
@@ -331,10 +336,11 @@ class Simulator:
 
     def warm_up(self) -> None:
         """
-        Compile the step kernel for these settings, then go back to the state before.
+        Compile the step kernel for these settings, then go back to t = 0 at the same state.
 
         One step with zero torque and the energies, undone: the first step compiles (seconds
-        without a disk cache), so a real-time loop calls this before its clock starts.
+        without a disk cache), so a real-time loop calls this on its fresh simulator before
+        its clock starts (the external wrenches are cleared, as by :meth:`reset`).
         """
         q, qd = self.q, self.qd
         self.step(np.zeros(self._n))

@@ -46,7 +46,7 @@ class Arm:
     def __init__(self, model, **overrides):
         settings = {'publish_rate': 250.0, 'real_time_factor': 1.0, 'command_timeout': 0.1,
                     'command_timeout_action': 'brake', 'brakes': True,
-                    'brake_release': 'first_command', 'lockstep': False, 'clamp_effort': True}
+                    'brake_release': 'first_command', 'lockstep': False}
         settings.update(overrides)
         self.now = 100.0
         self.lines = []
