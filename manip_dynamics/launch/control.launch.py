@@ -67,9 +67,9 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from manip_dynamics.ros.launch_support.launch_helpers import (
-    executable_path, is_true, LaunchArgumentError, loop_priority, MANAGER_ABOVE_NODES,
-    manager_prefix, missing_executables, missing_message, NODE_PRIORITY, robot_description,
-    SIMULATOR_ABOVE_NODES, simulator_priority, state_publisher_wanted)
+    executable_path, FILTER_ABOVE_NODES, is_true, LaunchArgumentError, loop_priority,
+    MANAGER_ABOVE_NODES, manager_prefix, missing_executables, missing_message, NODE_PRIORITY,
+    priority_above, robot_description, SIMULATOR_ABOVE_NODES, state_publisher_wanted)
 from manip_dynamics.ros.launch_support.launch_nodes import (
     description_node, observer_node, remove_on_shutdown, rviz_node, share, stop_launch,
     trajectory_nodes, viewer_node)
@@ -214,7 +214,8 @@ def _nodes(context: LaunchContext) -> list:
                 package=PACKAGE, executable='feedforward_filter', name='feedforward_filter',
                 output='screen', parameters=[{
                     'use_sim_time': False, 'robot_description': description,
-                    'jtc_name': TRAJECTORY_CONTROLLER, **priority}]))
+                    'jtc_name': TRAJECTORY_CONTROLLER,
+                    **priority_above(priority, FILTER_ABOVE_NODES)}]))
     if simulated:
         nodes.append(Node(
             package=PACKAGE, executable='simulator_node', name='simulator', output='screen',
@@ -225,7 +226,8 @@ def _nodes(context: LaunchContext) -> list:
                 'brakes': flag('brakes'), 'brake_release': 'holding_command',
                 # commands come from the hardware interface only
                 'joint_commands_topic': SIM_JOINT_COMMANDS, 'controller_commands': False,
-                'command_joints': joints, **simulator_priority(priority)}],
+                'command_joints': joints,
+                **priority_above(priority, SIMULATOR_ABOVE_NODES)}],
             # only joint_state_broadcaster publishes /joint_states
             remappings=[('/joint_states', SIM_JOINT_STATES)],
             on_exit=_stop('simulator_node')))
@@ -321,13 +323,15 @@ def generate_launch_description() -> LaunchDescription:
                                           'timeout [s] (see sim.launch.py SIM_TIMEOUT)'),
         DeclareLaunchArgument('thread_priority', default_value=str(NODE_PRIORITY),
                               description='SCHED_FIFO priority (1 to 99) of the commanding '
-                                          'nodes and the observer; the simulator (the arm) '
-                                          'runs %d above them, controller_manager %d above '
+                                          'nodes and the observer; feedforward_filter runs '
+                                          '%d above them, the simulator (the arm) %d, '
+                                          'controller_manager %d '
                                           'them, its update loop at its own '
                                           'thread_priority (50); needs root or an rtprio '
                                           'limit (a warning and the normal scheduler where '
                                           'refused); 0: the normal scheduler' % (
-                                              SIMULATOR_ABOVE_NODES, MANAGER_ABOVE_NODES)),
+                                              FILTER_ABOVE_NODES, SIMULATOR_ABOVE_NODES,
+                                              MANAGER_ABOVE_NODES)),
         DeclareLaunchArgument('simulator_config', default_value=share('config',
                                                                       'simulator.yaml'),
                               description='Parameter file of simulator_node'),

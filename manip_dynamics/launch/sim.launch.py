@@ -46,7 +46,7 @@ from launch_ros.actions import Node
 
 from manip_dynamics.ros.launch_support.launch_helpers import (
     is_true, LaunchArgumentError, loop_priority, missing_executables, missing_message,
-    NODE_PRIORITY, robot_description, SIMULATOR_ABOVE_NODES, simulator_priority,
+    NODE_PRIORITY, priority_above, robot_description, SIMULATOR_ABOVE_NODES,
     state_publisher_wanted)
 from manip_dynamics.ros.launch_support.launch_nodes import (
     description_node, rviz_node, share as _share, stop_launch, trajectory_nodes, viewer_node)
@@ -112,7 +112,8 @@ def _nodes(context: LaunchContext) -> list:
                           'command_joints': joints,
                           'real_time_factor': float(arg('real_time_factor')),
                           'command_timeout': timeout, 'brakes': flag('brakes'),
-                          'lockstep': flag('lockstep'), **simulator_priority(loop)}],
+                          'lockstep': flag('lockstep'),
+                          **priority_above(loop, SIMULATOR_ABOVE_NODES)}],
              on_exit=_stop('simulator_node')),
         Node(package=PACKAGE, executable='dynamics_node', name='manip_dynamics',
              output='screen', parameters=[_share('config', 'dynamics_node.yaml'), follow],

@@ -165,7 +165,10 @@ def run_round(probe: Any, watch: ChainWatch, moveit: Any, model: Any, q0: np.nda
         with watch.lock:
             contacts_ended = sum('contact has ended' in e for e in watch.events)
         requested = watch.last()[0]
+        asked = probe.get_clock().now().nanoseconds * 1e-9
         answer = call_service(probe, ApplyWrench, '/simulator/apply_wrench', push, 10.0)
+        # the service's round trip [s, the probe's clock]: the push began within it
+        out['push_service'] = probe.get_clock().now().nanoseconds * 1e-9 - asked
         assert answer.success, answer.message
         ended_at(watch, second_goal)
         out['contact'] = (second_goal.outcome(), second_goal.error_code,

@@ -55,7 +55,8 @@ from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 
 from follow_joint_trajectory_round import check_rounds, run_round  # noqa: E402, I100
 
-from manip_dynamics.ros.runtime.node_runtime import apply_thread_priority  # noqa: E402
+from manip_dynamics.ros.runtime.node_runtime import (  # noqa: E402
+    apply_thread_priority, freeze_startup_objects)
 from manip_dynamics.ros.testing.chain_watch import ChainWatch  # noqa: E402
 from manip_dynamics.ros.testing.moveit_like_client import MoveItLikeClient  # noqa: E402
 
@@ -80,6 +81,9 @@ def test_every_ending_through_the_real_jtc_leaves_the_arm_held(chain_launched):
     # the measuring side at the nodes' priority (a test process on the normal scheduler
     # missed joint states for up to 0.7 s on a busy machine)
     refused = apply_thread_priority(PROBE_PRIORITY)
+    # and without the interpreter's pauses for its oldest objects (the nodes' run_node does
+    # the same; MoveIt, in C++, has none)
+    freeze_startup_objects()
     rounds = []
     try:
         wait_for_bringup(node, proc, log, CHAIN_STARTUP)

@@ -124,13 +124,15 @@ def test_controller_manager_outranks_the_nodes_it_feeds() -> None:
     assert lh.manager_prefix(99, permitted)[0] == 'chrt -f 99'
 
 
-def test_the_simulator_outranks_the_nodes_and_not_controller_manager() -> None:
-    """The arm's stand-in above the nodes that read it, below controller_manager."""
+def test_the_simulator_and_the_filter_outrank_the_nodes_and_not_controller_manager() -> None:
+    """The arm's stand-in and the goal path above the nodes, below controller_manager."""
     nodes = lh.loop_priority(str(lh.NODE_PRIORITY))
-    simulator = lh.simulator_priority(nodes)['thread_priority']
-    assert lh.NODE_PRIORITY < simulator < lh.NODE_PRIORITY + lh.MANAGER_ABOVE_NODES
-    assert lh.simulator_priority({'thread_priority': 0}) == {'thread_priority': 0}
-    assert lh.simulator_priority({'thread_priority': 99}) == {'thread_priority': 99}
+    simulator = lh.priority_above(nodes, lh.SIMULATOR_ABOVE_NODES)['thread_priority']
+    gate = lh.priority_above(nodes, lh.FILTER_ABOVE_NODES)['thread_priority']
+    assert lh.NODE_PRIORITY < gate < simulator < lh.NODE_PRIORITY + lh.MANAGER_ABOVE_NODES
+    for above in (lh.SIMULATOR_ABOVE_NODES, lh.FILTER_ABOVE_NODES):
+        assert lh.priority_above({'thread_priority': 0}, above) == {'thread_priority': 0}
+        assert lh.priority_above({'thread_priority': 99}, above) == {'thread_priority': 99}
 
 
 def test_fifo_permitted_agrees_with_the_system() -> None:

@@ -12,7 +12,9 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""KindThrottle (manip_dynamics.ros.runtime.node_runtime): one log line per kind per period."""
+"""manip_dynamics.ros.runtime.node_runtime: log throttling, thread priority, garbage collection."""
+
+import gc
 
 from manip_dynamics.ros.runtime import node_runtime
 from manip_dynamics.ros.runtime.node_runtime import KindThrottle
@@ -149,3 +151,19 @@ def test_thread_priority_parameter_default_and_range() -> None:
             assert 'thread_priority' in str(error) and '0 to 99' in str(error)
         else:
             raise AssertionError('accepted thread_priority %r' % (bad,))
+
+
+def test_startup_objects_are_left_out_of_later_collections() -> None:
+    # what exists when the node is built is frozen: the oldest generation no longer holds
+    # it (CPython walks only the generations' objects), a later object is collected as usual
+    built = [[k] for k in range(1000)]
+    try:
+        frozen = node_runtime.freeze_startup_objects()
+        assert frozen >= len(built)
+        assert gc.get_freeze_count() == frozen
+        assert not any(o is built for g in range(3) for o in gc.get_objects(generation=g))
+        later = [[k] for k in range(10)]
+        assert any(o is later for g in range(3) for o in gc.get_objects(generation=g))
+    finally:
+        gc.unfreeze()
+    assert any(o is built for o in gc.get_objects(generation=2))

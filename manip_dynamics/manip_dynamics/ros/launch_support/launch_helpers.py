@@ -170,6 +170,13 @@ MANAGER_ABOVE_NODES = 5
 #: nodes' priority, 2 of 2 launches had cobot7's wrist joints oscillate under JTC's hold
 #: (up to 50 rad/s); 2 above, 0 of 5 launches (28 rounds of the endings test).
 SIMULATOR_ABOVE_NODES = 2
+#: How far above the nodes' priority control.launch.py runs feedforward_filter: a goal's
+#: acceptance waits for its goal callback (5 to 10 ms of work), which at the nodes' own
+#: priority queued behind the compensation and the observer. By hand behind the real
+#: controller_manager with a busy core (docs/ROS2_CONTROL.md, round 16), 15 goals each: the
+#: callback took 10 to 133 ms of wall time at the nodes' priority, 8 to 25 ms one above.
+#: Its steady load is light (a joint-state copy per sample), below the simulator.
+FILTER_ABOVE_NODES = 1
 
 
 def fifo_permitted(priority: int) -> bool:
@@ -242,16 +249,16 @@ def loop_priority(value: str) -> dict[str, int]:
     return {THREAD_PRIORITY: priority}
 
 
-def simulator_priority(loop: dict[str, int]) -> dict[str, int]:
+def priority_above(loop: dict[str, int], above: int) -> dict[str, int]:
     """
-    Return the simulator's ``thread_priority`` parameter from the nodes' (:func:`loop_priority`).
+    Return a ``thread_priority`` parameter ``above`` the nodes' (:func:`loop_priority`).
 
-    :data:`SIMULATOR_ABOVE_NODES` above the nodes when they run at SCHED_FIFO (at most 99,
-    and below controller_manager's :data:`MANAGER_ABOVE_NODES`); 0 (the normal scheduler)
-    stays 0.
+    For the simulator (:data:`SIMULATOR_ABOVE_NODES`) and feedforward_filter
+    (:data:`FILTER_ABOVE_NODES`) when the nodes run at SCHED_FIFO (at most 99, and below
+    controller_manager's :data:`MANAGER_ABOVE_NODES`); 0 (the normal scheduler) stays 0.
     """
     priority = loop[THREAD_PRIORITY]
-    return {THREAD_PRIORITY: min(priority + SIMULATOR_ABOVE_NODES, 99) if priority > 0 else 0}
+    return {THREAD_PRIORITY: min(priority + above, 99) if priority > 0 else 0}
 
 
 def state_publisher_wanted(value: str) -> bool:
