@@ -78,6 +78,7 @@ from manip_dynamics.ros.launch_support.ros2_control_setup import (
     EFFORT_CONTROLLER_PACKAGE,
     HARDWARE_PACKAGES, SIM_JOINT_COMMANDS, SIM_JOINT_STATES, topic_based_hardware,
     TRAJECTORY_CONTROLLER, with_hardware, write_parameters_file)
+from manip_dynamics.ros.parameters.simulator_node import LOOP_TIMEOUT
 
 PACKAGE = 'manip_dynamics'
 CONTROLLER_MANAGER = '/controller_manager'
@@ -318,9 +319,9 @@ def generate_launch_description() -> LaunchDescription:
                                           'the newest sample at each update'),
         DeclareLaunchArgument('brakes', default_value='true',
                               description='Simulator holds the arm until a holding command'),
-        DeclareLaunchArgument('timeout', default_value='0.5',
+        DeclareLaunchArgument('timeout', default_value=str(LOOP_TIMEOUT),
                               description='Simulator command_timeout and compensation '
-                                          'timeout [s] (see sim.launch.py SIM_TIMEOUT)'),
+                                          'timeout [s] (simulator_node LOOP_TIMEOUT)'),
         DeclareLaunchArgument('thread_priority', default_value=str(NODE_PRIORITY),
                               description='SCHED_FIFO priority (1 to 99) of the commanding '
                                           'nodes and the observer; feedforward_filter runs '

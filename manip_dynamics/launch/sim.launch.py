@@ -51,17 +51,9 @@ from manip_dynamics.ros.launch_support.launch_helpers import (
 from manip_dynamics.ros.launch_support.launch_nodes import (
     description_node, rviz_node, share as _share, stop_launch, trajectory_nodes, viewer_node)
 from manip_dynamics.ros.launch_support.ros2_control_setup import command_joint_names
+from manip_dynamics.ros.parameters.simulator_node import LOOP_TIMEOUT
 
 PACKAGE = 'manip_dynamics'
-
-#: Command and joint_states timeout of the simulated loop [s]. Measured on the project
-#: machine (2 cores, load average 5 to 12 from other work) over 5 minutes of the simulator
-#: and the compensation: the gap between two /joint_states at the compensation had median
-#: 4 ms, 99.9th percentile 40 ms, maximum 0.19 s, and exceeded 0.1 s 4 times (the commands
-#: at the simulator: 6 times); so 0.1 s fires the watchdog every minute or two on such a
-#: machine (twice in 10 minutes when it was measured). 0.5 s is 2.5 times the largest stall seen
-#: and still stops a simulated arm within half a second of a dead node.
-SIM_TIMEOUT = '0.5'
 
 
 def _stop(what: str) -> object:
@@ -174,9 +166,9 @@ def generate_launch_description() -> LaunchDescription:
                               description='Simulator publishes /clock; the others follow it'),
         DeclareLaunchArgument('real_time_factor', default_value='1.0',
                               description='Simulated / wall time; 0 = as fast as possible'),
-        DeclareLaunchArgument('timeout', default_value=SIM_TIMEOUT,
+        DeclareLaunchArgument('timeout', default_value=str(LOOP_TIMEOUT),
                               description='Simulator command_timeout and compensation '
-                                          'timeout [s] (see SIM_TIMEOUT)'),
+                                          'timeout [s] (simulator_node LOOP_TIMEOUT)'),
         DeclareLaunchArgument('thread_priority', default_value=str(NODE_PRIORITY),
                               description='SCHED_FIFO priority (1 to 99) of the commanding '
                                           'nodes and the observer, the simulator (the arm) '

@@ -33,6 +33,7 @@ import threading
 import time
 from types import ModuleType
 from typing import Any, Callable, Iterator
+import weakref
 
 import pytest
 
@@ -207,9 +208,18 @@ def wait_until(what: Callable[[], Any], timeout: float, message: str) -> Any:
     raise AssertionError(message)
 
 
+#: Each test node's service clients by (name, type): made once, used for every call.
+_CLIENTS: 'weakref.WeakKeyDictionary[Any, dict]' = weakref.WeakKeyDictionary()
+
+
 def call_service(node: Any, srv_type: Any, name: str, request: Any, timeout: float) -> Any:
     """
     Call a service from the test thread while another thread spins ``node``.
+
+    The node's client of that service is made at the first call and kept: a new client per
+    call waits for DDS to match it with the server first, which took up to 2 s on the
+    loaded machine (a push the endings round timed for the middle of a goal arrived after
+    its end).
 
     :param node: The test-side rclpy node (spun elsewhere).
     :param srv_type: The service type.
@@ -218,11 +228,13 @@ def call_service(node: Any, srv_type: Any, name: str, request: Any, timeout: flo
     :param timeout: Longest wait for the service to appear [s]; the answer gets 10 s.
     :return: The response.
     """
-    client = node.create_client(srv_type, name)
+    clients = _CLIENTS.setdefault(node, {})
+    client = clients.get((name, srv_type))
+    if client is None:
+        client = clients[(name, srv_type)] = node.create_client(srv_type, name)
     assert client.wait_for_service(timeout_sec=timeout), 'no service %s' % name
     future = client.call_async(request)
     wait_until(future.done, 10.0, 'service %s did not answer' % name)
-    node.destroy_client(client)
     return future.result()
 
 

@@ -47,6 +47,7 @@ import time
 import numpy as np
 
 from manip_dynamics.demo.scenario import HOLD_TOLERANCE, story_parameters
+from manip_dynamics.ros.parameters.simulator_node import LOOP_TIMEOUT
 from manip_dynamics.ros.runtime.conversions import stamp_seconds
 from manip_dynamics.ros.runtime.discovery import loopback_environment
 from manip_dynamics.ros.runtime.node_process import start_node
@@ -68,7 +69,6 @@ STANDIN_STATES = '/sim/joint_states'
 STANDIN_COMMANDS = '/sim/joint_commands'
 STOP_TIMEOUT = 5.0
 STARTUP_TIMEOUT = 120.0
-DEMO_TIMEOUT = 0.5
 #: Behind the stand-in: the SCHED_FIFO priority of the nodes in the loop (the simulator, the
 #: commanding nodes, the observer) and of the stand-in, controller_manager's default
 #: ``thread_priority``. On a busy machine a fair share of the CPU left the loop closed over
@@ -536,7 +536,7 @@ def start_nodes(args: argparse.Namespace, xml: str, joint_names: list[str], log_
     # machine stalls a process for longer now and then; the demo rides through 0.5 s.
     params = {
         'simulator': {
-            'publish_clock': True, 'start_paused': True, 'command_timeout': DEMO_TIMEOUT,
+            'publish_clock': True, 'start_paused': True, 'command_timeout': LOOP_TIMEOUT,
             'lockstep': True,
             'real_time_factor': float(args.real_time_factor),
             # without compensation nothing would release the brakes: let the arm fall
@@ -544,13 +544,13 @@ def start_nodes(args: argparse.Namespace, xml: str, joint_names: list[str], log_
         # A simulated arm needs no ramp-in; keep the default (2 s) on a real arm. Its
         # commands go to /gravity_compensation/commands, not to the arm: trajectory_controller
         # holds and moves the arm (demo/scenario.py).
-        'gravity_compensation': {'ramp_time': 0.0, 'timeout': DEMO_TIMEOUT,
+        'gravity_compensation': {'ramp_time': 0.0, 'timeout': LOOP_TIMEOUT,
                                  'controller_name': 'gravity_compensation'},
         # the story's parameters: config/story.yaml, as the launch files give them
         'external_torque_observer': story_parameters('external_torque_observer'),
         # the arm's controller: the hold, the move, the reaction to the push
         'trajectory_controller': {**story_parameters('trajectory_controller'),
-                                  'timeout': DEMO_TIMEOUT},
+                                  'timeout': LOOP_TIMEOUT},
     }
     remaps = {}
     if args.standin:
