@@ -16,7 +16,7 @@
 The story's three nodes at 1 kHz joint states: the CPU they take together (issue 28, item 5).
 
 simulator_node (cobot7, integrating and publishing /joint_states at 1 kHz on the wall
-clock), trajectory_controller holding the arm (the story's parameters, config/story.yaml:
+clock), trajectory_controller holding the arm (config/trajectory_controller.yaml:
 one command per state) and external_torque_observer (the story's parameters), each a
 process as the launch files start them. After a warm-up, the processes' CPU time (user +
 system, from /proc) over a window, as a share of one core, and the rate of /joint_states
@@ -74,7 +74,7 @@ def run(config: str, seconds: float, warmup: float) -> dict:
     from sensor_msgs.msg import JointState
 
     from manip_dynamics.bundled import urdf_path
-    from manip_dynamics.demo.scenario import story_parameters
+    from manip_dynamics.demo.scenario import config_parameters
     from manip_dynamics.ros.runtime.node_process import start_node, stop_node
 
     with open(urdf_path('cobot7'), encoding='utf-8') as stream:
@@ -82,9 +82,9 @@ def run(config: str, seconds: float, warmup: float) -> dict:
     env = dict(os.environ, **CONFIGS[config][0])
     params = {
         'simulator_node': {'rate': 1000.0, 'publish_rate': 1000.0, 'command_timeout': 0.5},
-        'trajectory_controller': {**story_parameters('trajectory_controller'),
+        'trajectory_controller': {**config_parameters('trajectory_controller'),
                                   'timeout': 0.5},
-        'external_torque_observer': story_parameters('external_torque_observer'),
+        'external_torque_observer': config_parameters('external_torque_observer'),
     }
     procs = {name: start_node(name, 'cpu_%s' % name, {'robot_description': xml,
                                                       **params[name]}, env=env)

@@ -176,6 +176,8 @@ def run_round(probe: Any, watch: ChainWatch, moveit: Any, model: Any, q0: np.nda
         # the flag's stamp (the joint state it was computed from) as the filter acted on it:
         # the probe misses samples of the 500 Hz stream on a loaded machine, the filter not
         match = re.search(r'\(stamp ([0-9.]+) s\)', second_goal.error_string)
+        # (after the push, whose messages can place its start)
+        wait_simulated(watch, push.duration)
         out['flag_latency'] = (
             float(match.group(1)) - push_start(answer, requested) if match else None)
         false_contact = out['flag_latency'] is not None and out['flag_latency'] < 0.0
@@ -185,7 +187,6 @@ def run_round(probe: Any, watch: ChainWatch, moveit: Any, model: Any, q0: np.nda
         jtc_first = second_goal.error_string.startswith('Aborted due to path tolerance')
         # the push ends later than the goal: the re-hold where it left the arm counts (after
         # a false contact the goal had ended before the push: no goal, no re-hold event)
-        wait_simulated(watch, push.duration)
         if not false_contact and not jtc_first:
             wait_until(lambda: sum('contact has ended' in e for e in watch.events)
                        > contacts_ended, 20.0,

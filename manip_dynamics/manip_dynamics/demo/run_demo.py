@@ -46,7 +46,7 @@ import time
 
 import numpy as np
 
-from manip_dynamics.demo.scenario import HOLD_TOLERANCE, story_parameters
+from manip_dynamics.demo.scenario import config_parameters, HOLD_TOLERANCE
 from manip_dynamics.ros.parameters.simulator_node import LOOP_TIMEOUT
 from manip_dynamics.ros.runtime.conversions import stamp_seconds
 from manip_dynamics.ros.runtime.discovery import loopback_environment
@@ -511,7 +511,7 @@ def start_nodes(args: argparse.Namespace, xml: str, joint_names: list[str], log_
         rviz = bool(os.environ.get('DISPLAY')) and executable_path('rviz2', 'rviz2') is not None
         state_publisher = executable_path('robot_state_publisher',
                                           'robot_state_publisher') is not None
-        # the story: trajectory_controller and the observer with config/story.yaml, as
+        # the story: trajectory_controller and the observer with their config/ files, as
         # sim.launch.py gives them to users, in place of the compensation (which is what
         # --no-gravity-compensation leaves out: then nothing holds the arm)
         cmd = ['ros2', 'launch', 'manip_dynamics', 'sim.launch.py',
@@ -546,10 +546,10 @@ def start_nodes(args: argparse.Namespace, xml: str, joint_names: list[str], log_
         # holds and moves the arm (demo/scenario.py).
         'gravity_compensation': {'ramp_time': 0.0, 'timeout': LOOP_TIMEOUT,
                                  'controller_name': 'gravity_compensation'},
-        # the story's parameters: config/story.yaml, as the launch files give them
-        'external_torque_observer': story_parameters('external_torque_observer'),
+        # the story's parameters: config/<node>.yaml, as the launch files give them
+        'external_torque_observer': config_parameters('external_torque_observer'),
         # the arm's controller: the hold, the move, the reaction to the push
-        'trajectory_controller': {**story_parameters('trajectory_controller'),
+        'trajectory_controller': {**config_parameters('trajectory_controller'),
                                   'timeout': LOOP_TIMEOUT},
     }
     remaps = {}

@@ -59,23 +59,23 @@ MOVE_LEG = 1.5          # [s] out, then back
 MOVE_BY = np.array([0.6, 0.3, -0.4, 0.5, 0.6, -0.4, 0.8])  # [rad] (first joints of the arm)
 
 
-def story_parameters(node: str) -> dict[str, Any]:
+def config_parameters(node: str) -> dict[str, Any]:
     """
-    Return the story's parameters of ``node`` from config/story.yaml.
+    Return the parameters of ``node`` in its production file, config/<node>.yaml.
 
     ``node``: trajectory_controller or external_torque_observer; the launch files give those
-    nodes the same file. It is read from the source tree beside this package, else
-    from the package's share directory (an install).
+    nodes the same files. Read from the source tree beside this package, else from the
+    package's share directory (an install).
     """
     import yaml
+    name = '%s.yaml' % node
     here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    path = os.path.join(here, 'config', 'story.yaml')
+    path = os.path.join(here, 'config', name)
     if not os.path.isfile(path):
         from ament_index_python.packages import get_package_share_directory
-        path = os.path.join(get_package_share_directory('manip_dynamics'), 'config',
-                            'story.yaml')
+        path = os.path.join(get_package_share_directory('manip_dynamics'), 'config', name)
     with open(path, encoding='utf-8') as stream:
-        return dict(yaml.safe_load(stream)[node]['ros__parameters'])
+        return dict(yaml.safe_load(stream)['/**']['ros__parameters'])
 
 
 def first_within(stamps: list[float], times: list[float], window: float = 1.0) -> list[float]:

@@ -41,7 +41,7 @@ from trajectory_msgs.msg import JointTrajectory  # noqa: E402, I100
 
 from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.control.gains import design_joint_gains  # noqa: E402
-from manip_dynamics.demo.scenario import story_parameters  # noqa: E402
+from manip_dynamics.demo.scenario import config_parameters  # noqa: E402
 from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 from manip_dynamics.ros.testing.chain_watch import ChainWatch, quintic_plan  # noqa: E402
 from manip_dynamics_interfaces.srv import ApplyWrench  # noqa: E402
@@ -96,7 +96,7 @@ def run_chain(feedforward: bool, xml: str, model: RobotModel, q0: np.ndarray) ->
                     'hardware_commands_topic': '/sim/joint_commands'})
             procs['external_torque_observer'] = start_node(
                 'external_torque_observer', 'external_torque_observer', {
-                    'robot_description': xml, **story_parameters('external_torque_observer')})
+                    'robot_description': xml, **config_parameters('external_torque_observer')})
             # without the feed-forward, plans go down JTC's topic: both downstreams run
             procs['feedforward_filter'] = start_node(
                 'feedforward_filter', 'feedforward_filter', {

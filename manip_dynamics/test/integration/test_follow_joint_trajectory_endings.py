@@ -48,7 +48,7 @@ from std_srvs.srv import SetBool  # noqa: E402
 
 from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.control.gains import design_joint_gains, trajectory_tolerances  # noqa: E402
-from manip_dynamics.demo.scenario import story_parameters  # noqa: E402
+from manip_dynamics.demo.scenario import config_parameters  # noqa: E402
 from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
 from manip_dynamics.ros.testing.chain_watch import ChainWatch, quintic_plan  # noqa: E402
 from manip_dynamics.ros.testing.moveit_like_client import MoveItLikeClient  # noqa: E402
@@ -87,7 +87,7 @@ def start_chain(xml: str, model: RobotModel, q0: np.ndarray, downstream: str = '
             'hardware_commands_topic': '/sim/joint_commands'})
     procs['external_torque_observer'] = start_node(
         'external_torque_observer', 'external_torque_observer', {
-            'robot_description': xml, **story_parameters('external_torque_observer')})
+            'robot_description': xml, **config_parameters('external_torque_observer')})
     procs['feedforward_filter'] = start_node('feedforward_filter', 'feedforward_filter',
                                              {'robot_description': xml,
                                               'downstream': downstream})

@@ -17,8 +17,9 @@ The story of ``make run`` through ``ros2 launch manip_dynamics sim.launch.py``.
 
 Where ``ros2 launch`` can run, the demo starts the arm with sim.launch.py
 (``trajectory_controller:=true``: trajectory_controller and external_torque_observer with
-config/story.yaml, the parameters users launch) and tells its story against it: a push at
-hold, a move pushed halfway, a resume. Checked as scripts/demo_runs.sh checks each run
+config/trajectory_controller.yaml and config/external_torque_observer.yaml, the parameters
+users launch) and tells its story against it: a push at hold, a move pushed halfway, a
+resume. Checked as scripts/demo_runs.sh checks each run
 (``story_failures``): every push flagged, no sample rejected, the arm back at its hold pose,
 the resume accepted, no contact flag while nothing pushes, no zero-torque sample, no joint
 above its velocity limit. A plain pytest module (no launch_testing plugin), skipped with the

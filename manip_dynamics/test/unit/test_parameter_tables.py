@@ -35,8 +35,8 @@ PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file
 DOCS = os.path.join(os.path.dirname(PACKAGE), 'docs', 'ROS_API.md')
 #: The config file of each node with a table, and the node's section in it.
 CONFIGS = {'gravity_compensation_node': ('gravity_compensation.yaml', '/**'),
-           'external_torque_observer': ('story.yaml', 'external_torque_observer'),
-           'trajectory_controller': ('story.yaml', 'trajectory_controller'),
+           'external_torque_observer': ('external_torque_observer.yaml', '/**'),
+           'trajectory_controller': ('trajectory_controller.yaml', '/**'),
            'simulator_node': ('simulator.yaml', '/**'),
            'dynamics_node': ('dynamics_node.yaml', '/**')}
 

@@ -30,10 +30,6 @@ PACKAGE = 'manip_dynamics'
 RVIZ_CONFIG = ('config', 'sim.rviz')
 
 
-#: The story's controller and observer parameters (config/story.yaml), the demo's too.
-STORY_PARAMETERS = 'story.yaml'
-
-
 def share(*parts: str) -> str:
     """
     Return a path inside this package's share directory.
@@ -171,7 +167,7 @@ def trajectory_nodes(timeout: float, follow: dict[str, Any], on_exit: Any,
     return [
         Node(package=PACKAGE, executable='trajectory_controller',
              name='trajectory_controller', output='screen', sigterm_timeout='5',
-             parameters=[share('config', STORY_PARAMETERS),
+             parameters=[share('config', 'trajectory_controller.yaml'),
                          {'timeout': timeout, 'acceleration_limits': [2.0]}, follow],
              on_exit=on_exit),
         observer_node(follow, observer),
@@ -189,4 +185,5 @@ def observer_node(follow: dict[str, Any], parameters: dict[str, Any]) -> Any:
     from launch_ros.actions import Node
     return Node(package=PACKAGE, executable='external_torque_observer',
                 name='external_torque_observer', output='screen',
-                parameters=[share('config', STORY_PARAMETERS), follow, parameters])
+                parameters=[share('config', 'external_torque_observer.yaml'), follow,
+                            parameters])
