@@ -34,6 +34,7 @@ missing (CI: none of them is on PyPI).
 """
 
 import os
+import re
 import threading
 import time
 
@@ -94,14 +95,15 @@ def test_every_ending_through_the_real_jtc_leaves_the_arm_held(chain_launched):
         time.sleep(2.0)   # held by the compensation
 
         def push_start(answer, requested: float) -> float:
-            # the push's start on the joint states' clock (controller_manager's system
-            # time): the simulator's answer gives it on its own stamps' clock, which waits
-            # for late commands (lockstep) and so lags; its applied-wrench messages, as they
-            # arrived here, give the lag (ChainWatch.simulator_lag). Never before the
-            # request (the newest stamp then: a service delay on the loaded machine, up to
-            # 2.6 s, is not counted as the observer's latency, as it was until round 16)
-            lag = watch.simulator_lag(answer.start_time)
-            return max(requested, answer.start_time + lag if lag is not None else requested)
+            # the push's start on the joint states' clock (controller_manager's ROS time):
+            # the ROS time the simulator gives in its answer (the push acts from its next
+            # step, controller_manager reads that at its next update: a few ms later), never
+            # before the request. Until round 16 the newest stamp at the request was taken
+            # (the simulator's own stamps lag controller_manager's clock in lockstep), so
+            # the service's delay, up to 2.6 s on the loaded machine, counted as the
+            # observer's latency
+            ros_time = re.search(r'\(ROS time ([0-9.]+) s\)', answer.message)
+            return max(requested, float(ros_time.group(1)) if ros_time else requested)
 
         def switch(active: bool) -> None:
             # to JTC: the filter holds the arm when JTC appears; back: the compensation

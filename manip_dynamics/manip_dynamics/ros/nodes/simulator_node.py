@@ -55,6 +55,7 @@ from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERR
 from manip_dynamics.simulation import ArmDriver, DriverSettings, Simulator
 from manip_dynamics.simulation.arm_driver import (
     checked_start, efforts_by_name, efforts_in_order, RejectedCommand)
+from manip_dynamics.simulation.sample_stamps import SampleStamps
 
 #: Seconds between two log lines of the same kind (each kind of rejected command has its own).
 THROTTLE = 1.0
@@ -88,9 +89,7 @@ class SimulatorNode(GuardedNode):
         self._q0 = np.zeros(0)
         self._rejected = 0
         self._throttle = KindThrottle(self.get_logger(), THROTTLE)
-        # stamps without /clock: ROS time [s] at the anchor, the elapsed steps then, and the
-        # last stamp published (stamps never go back)
-        self._stamp_base, self._stamp_anchor, self._last_stamp = 0.0, 0, 0.0
+        self._stamps = SampleStamps(p['rate'], p['publish_clock'])
 
         self._joint_states_pub = self.create_publisher(JointState, '/joint_states', 10)
         self._clock_pub = (self.create_publisher(Clock, '/clock', 10)
@@ -111,7 +110,8 @@ class SimulatorNode(GuardedNode):
         self.create_service(SetBool, '~/pause', self.pause_callback)
         # pushes on the arm: ~/apply_wrench, ~/external_wrench, ~/applied_wrench
         self._pushes = ExternalPushes(self, lambda: (arm.sim.model, arm.sim, arm.sim.steps) if (
-            arm := self._arm) else (None, None, 0), p['rate'], self._stamp_at)
+            arm := self._arm) else (None, None, 0), p['rate'],
+            lambda steps: self._stamps.at(self._arm, steps))
 
         def build_and_keep_text(xml: str) -> RobotModel:
             self._pending_urdf = xml
@@ -153,7 +153,7 @@ class SimulatorNode(GuardedNode):
         self._arm = arm = ArmDriver(
             sim, self._settings, lambda level, text, kind: self._throttle.log(
                 level, text, kind=kind or text), time.monotonic(), paused=paused)
-        self._stamp_now()
+        self._stamps.anchor(self._ros_now(), arm)
         self.get_logger().info(
             "simulating '%s' (%d joints) at %g Hz, publishing at %g Hz, real_time_factor %g, "
             'start pose %s%s; commands on %s%s' % (
@@ -164,20 +164,8 @@ class SimulatorNode(GuardedNode):
         if not arm.paused:
             self._publish()
 
-    def _stamp_at(self, steps: int) -> float:
-        """Return the /joint_states stamp [s] of the state after ``steps`` simulator steps."""
-        rate = self._params['rate']
-        if self._params['publish_clock'] or self._arm is None:
-            return steps / rate
-        arm = self._arm
-        return self._stamp_base + (arm.elapsed_steps - self._stamp_anchor
-                                   + steps - arm.sim.steps) / rate
-
-    def _stamp_now(self) -> None:
-        """Re-anchor the stamps at the ROS time now (start, un-pause, new model); never back."""
-        now = self.get_clock().now().nanoseconds * 1e-9
-        self._stamp_base = max(now, self._last_stamp)
-        self._stamp_anchor = self._arm.elapsed_steps
+    def _ros_now(self) -> float:
+        return self.get_clock().now().nanoseconds * 1e-9
 
     # ------------------------------------------------------------------ callbacks
     def _reject(self, text: str, kind: str) -> None:
@@ -243,7 +231,7 @@ class SimulatorNode(GuardedNode):
             resuming = arm.paused and not self._paused
             arm.pause(self._paused, time.monotonic())
             if resuming:
-                self._stamp_now()
+                self._stamps.anchor(self._ros_now(), arm)
         response.success = True
         response.message = '%s at t = %.4f s' % ('paused' if self._paused else 'running',
                                                  arm.t if arm is not None else 0.0)
@@ -270,8 +258,7 @@ class SimulatorNode(GuardedNode):
             msg.header.stamp = stamp
         else:
             # the time the sample was taken: simulated time since the anchor, never now()
-            self._last_stamp = self._stamp_at(sim.steps)
-            msg.header.stamp = time_msg(self._last_stamp)
+            msg.header.stamp = time_msg(self._stamps.publish(arm))
         msg.name = list(sim.model.joint_names)
         msg.position = np.asarray(sim.q, dtype=np.float64).tolist()
         msg.velocity = np.asarray(sim.qd, dtype=np.float64).tolist()

@@ -193,9 +193,14 @@ class ExternalPushes:
         # on the clock of the /joint_states stamps, so a caller can tell which samples it hit
         response.start_time = self._stamp_of(steps)
         response.end_time = self._stamp_of(steps + count)
-        response.message = 'wrench %s on %r in the axes of %r from t = %.4f s to %.4f s' % (
-            np.round(wrench, 6).tolist(), request.link, frame or request.link,
-            response.start_time, response.end_time)
+        # and the ROS time now: where a controller_manager stamps /joint_states with its own
+        # clock, the simulator's stamps can lag it (lockstep waits for late commands)
+        response.message = ('wrench %s on %r in the axes of %r from t = %.4f s to %.4f s '
+                            '(ROS time %.4f s)' % (
+                                np.round(wrench, 6).tolist(), request.link,
+                                frame or request.link, response.start_time,
+                                response.end_time,
+                                self._node.get_clock().now().nanoseconds * 1e-9))
         self._node.get_logger().info('apply_wrench: %s' % response.message)
         return response
 

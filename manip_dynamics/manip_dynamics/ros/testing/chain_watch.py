@@ -25,7 +25,6 @@ import threading
 from typing import Any, Callable, Sequence
 
 from builtin_interfaces.msg import Duration
-from geometry_msgs.msg import WrenchStamped
 import numpy as np
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
@@ -41,9 +40,7 @@ class ChainWatch:
 
     ``states``: (stamp [s], positions, velocities) per /joint_states message, the joints in
     ``names``' order (joint_state_broadcaster lists them in its own); ``events``: the
-    filter's ``~/events`` lines; ``contacts``: (stamp [s], contact) per observer message;
-    ``wrenches``: (received [s, the node's clock], stamp [s]) per message of the simulator's
-    ``~/applied_wrench`` (published while a push acts).
+    filter's ``~/events`` lines; ``contacts``: (stamp [s], contact) per observer message.
     """
 
     def __init__(self, node: Any, names: Sequence[str]) -> None:
@@ -53,10 +50,7 @@ class ChainWatch:
         self.states: list = []
         self.events: list = []
         self.contacts: list = []
-        self.wrenches: list = []
-        self._clock = node.get_clock()
         node.create_subscription(JointState, '/joint_states', self._state, 100)
-        node.create_subscription(WrenchStamped, '/simulator/applied_wrench', self._wrench, 100)
         node.create_subscription(String, '/feedforward_filter/events', self._event, 100)
         node.create_subscription(Contact, '/external_torque_observer/contact',
                                  self._contact, 100)
@@ -74,26 +68,6 @@ class ChainWatch:
     def _contact(self, msg: Contact) -> None:
         with self.lock:
             self.contacts.append((stamp_seconds(msg.header.stamp), bool(msg.contact)))
-
-    def _wrench(self, msg: WrenchStamped) -> None:
-        received = self._clock.now().nanoseconds * 1e-9
-        with self.lock:
-            self.wrenches.append((received, stamp_seconds(msg.header.stamp)))
-
-    def simulator_lag(self, start: float) -> float | None:
-        """
-        Return how far the simulator's stamps were behind this node's clock during a push [s].
-
-        The smallest (received - stamp) of the ``~/applied_wrench`` messages stamped at or
-        after ``start`` (the push's start on the simulator's clock): the lag plus the least
-        delivery delay, a few ms when one message of the push came through promptly. In
-        lockstep behind a controller_manager, simulated time waits for late commands, so the
-        simulator's clock falls behind controller_manager's (up to 1 s, docs/ROS2_CONTROL.md);
-        ``start`` plus this is the push's start on the joint states' clock. None: no message.
-        """
-        with self.lock:
-            lags = [received - stamp for received, stamp in self.wrenches if stamp >= start]
-        return min(lags) if lags else None
 
     def since(self, stamp: float) -> tuple:
         """Return (stamps [s], positions, velocities) of the states stamped at or after it."""
