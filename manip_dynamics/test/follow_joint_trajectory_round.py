@@ -106,6 +106,17 @@ def hold_drift(watch: ChainWatch, ended: float) -> tuple[float, float]:
     return float(drift.max()), rest - ended
 
 
+def push_seen(watch: ChainWatch, requested: float, answer: Any) -> str:
+    """Say what the probe saw of a push: contact flags and the arm's speed after it."""
+    with watch.lock:
+        flags = [stamp for stamp, contact in watch.contacts if contact and stamp >= requested]
+        speeds = [float(np.max(np.abs(qd))) for stamp, _, qd in watch.states
+                  if stamp >= requested]
+    return ('after the request (stamp %.3f s): %d contact samples (first %s), fastest joint '
+            '%.3f rad/s; the answer: %s' % (requested, len(flags), flags[:1],
+                                            max(speeds, default=float('nan')), answer.message))
+
+
 def ended_at(watch: ChainWatch, execution, timeout: float = 30.0) -> float:
     """Wait for ``execution`` to end; return the simulated time it was seen ended."""
     wait_until(execution.done.is_set, timeout, 'the goal did not end: %s' % execution)
@@ -190,7 +201,8 @@ def run_round(probe: Any, watch: ChainWatch, moveit: Any, model: Any, q0: np.nda
         if not false_contact and not jtc_first:
             wait_until(lambda: sum('contact has ended' in e for e in watch.events)
                        > contacts_ended, 20.0,
-                       'no hold after the contact ended: %s' % watch.events[-6:])
+                       'no hold after the contact ended: %s; %s' % (
+                           watch.events[-6:], push_seen(watch, requested, answer)))
         out['contact_drift'], out['contact_rest'] = hold_drift(watch, watch.last()[0])
         if attempt or not (false_contact or jtc_first):
             break

@@ -19,15 +19,17 @@ Dynamic simulation of a manipulator (Craig sec. 6.12); no ROS imports.
 ``simulate`` runs a whole trajectory with an optional controller and records it;
 ``push_beyond_effort_limits`` says whether a push is one the arm's motors could hold;
 ``ArmDriver`` is what an arm's driver does around the simulator (brakes, protective stop,
-stale commands, the wall-clock schedule), as the simulator node presents it.
+stale commands, the wall-clock schedule), as the simulator node presents it;
+``SampleStamps`` the stamps of its samples.
 """
 
 from manip_dynamics.simulation.arm_driver import ArmDriver, DriverSettings
 from manip_dynamics.simulation.joint_limits import CONTACT_PERIOD, LIMIT_MODES
 from manip_dynamics.simulation.pushes import push_beyond_effort_limits, push_joint_torques
+from manip_dynamics.simulation.sample_stamps import SampleStamps
 from manip_dynamics.simulation.simulator import (
     FIXED_STEP_INTEGRATORS, INTEGRATORS, simulate, SimulationResult, Simulator)
 
 __all__ = ['ArmDriver', 'CONTACT_PERIOD', 'DriverSettings', 'FIXED_STEP_INTEGRATORS',
            'INTEGRATORS', 'LIMIT_MODES', 'push_beyond_effort_limits', 'push_joint_torques',
-           'SimulationResult', 'simulate', 'Simulator']
+           'SampleStamps', 'SimulationResult', 'simulate', 'Simulator']

@@ -27,6 +27,7 @@ node logs a rejected sample, a stop, a hold or a protective stop, the observer f
 push, and the arm is back at its hold pose (5 mrad) within 1 s of the push's end.
 """
 
+import re
 import threading
 import time
 
@@ -139,9 +140,15 @@ def test_the_largest_push_at_hold_never_stops_a_node_nor_drops_the_arm():
             request = ApplyWrench.Request(link='tool0', frame='world', duration=1.0)
             request.wrench.force.y = float(force)
             wall = time.monotonic()
+            before = watch.node.get_clock().now().nanoseconds * 1e-9
             answer = call_service(watch.node, ApplyWrench, '/simulator/apply_wrench', request,
                                   10.0)
+            after = watch.node.get_clock().now().nanoseconds * 1e-9
             assert answer.success, answer.message
+            # the answer says when, on the ROS clock, the push was taken: within the call
+            ros_time = re.search(r'\(ROS time ([0-9.]+) s\)', answer.message)
+            assert ros_time and before <= float(ros_time.group(1)) <= after, (
+                answer.message, before, after)
             end = answer.end_time
             wait_until(lambda: watch.last_state()[0] >= end + 1.5, 60.0,
                        'simulated time did not pass the push')

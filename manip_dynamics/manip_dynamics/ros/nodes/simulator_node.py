@@ -52,10 +52,9 @@ from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
 from manip_dynamics.ros.runtime.robot_description import (
     model_builder, NO_MODEL_MESSAGE, RobotDescriptionSource)
 from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS, StartupError
-from manip_dynamics.simulation import ArmDriver, DriverSettings, Simulator
+from manip_dynamics.simulation import ArmDriver, DriverSettings, SampleStamps, Simulator
 from manip_dynamics.simulation.arm_driver import (
     checked_start, efforts_by_name, efforts_in_order, RejectedCommand)
-from manip_dynamics.simulation.sample_stamps import SampleStamps
 
 #: Seconds between two log lines of the same kind (each kind of rejected command has its own).
 THROTTLE = 1.0
