@@ -30,3 +30,4 @@ python benchmarks/ros_benchmark.py --output docs/BENCHMARKS.md "$@"
 python benchmarks/observer_benchmark.py --output docs/BENCHMARKS.md "$@"
 python benchmarks/retiming_benchmark.py --output docs/BENCHMARKS.md "$@"
 python benchmarks/compile_benchmark.py --node --output docs/BENCHMARKS.md "$@"
+python benchmarks/gc_pause_benchmark.py --output docs/BENCHMARKS.md
