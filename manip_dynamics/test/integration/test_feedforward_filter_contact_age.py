@@ -63,3 +63,22 @@ def test_a_flag_counts_from_the_plan_start_within_the_age_bound():
     node._contact_since = 0.0
     assert not fresh(newest_state - MAX_CONTACT_AGE - 0.01)
     assert fresh(newest_state - MAX_CONTACT_AGE + 0.01)
+
+
+def test_a_flag_of_the_running_plan_too_old_to_act_on_is_reported():
+    # a stop that did not happen is said in the log (throttled), not dropped silently
+    warned, deferred = [], []
+    node = SimpleNamespace(
+        _stamp=102.0, _contact_since=100.0, max_contact_age=MAX_CONTACT_AGE, _rehold=False,
+        _late_flags=SimpleNamespace(warning=lambda text, kind=None: warned.append(text)),
+        _defer=lambda *args: deferred.append(args), _busy=lambda: True, _contact_acted=None)
+    node._fresh = lambda msg: FeedforwardFilterNode._fresh(node, msg)
+    assert MAX_CONTACT_AGE < 1.9
+    FeedforwardFilterNode._contact(node, flag(102.0 - MAX_CONTACT_AGE - 0.05))
+    assert not deferred and len(warned) == 1 and 'not acted on' in warned[0], warned
+    # another motion's flag (before the plan was sent on): ignored without a word
+    FeedforwardFilterNode._contact(node, flag(99.9))
+    assert len(warned) == 1 and not deferred
+    # a fresh one: acted on
+    FeedforwardFilterNode._contact(node, flag(101.9))
+    assert len(deferred) == 1 and len(warned) == 1

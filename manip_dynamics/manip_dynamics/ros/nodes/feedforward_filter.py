@@ -98,7 +98,7 @@ from manip_dynamics.ros.parameters.feedforward_filter import PARAMETERS
 from manip_dynamics.ros.runtime.conversions import (
     joint_state_arrays, stamp_seconds, time_msg)
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
-from manip_dynamics.ros.runtime.node_runtime import run_node
+from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node
 from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
 from manip_dynamics.ros.runtime.robot_description import model_builder, RobotDescriptionSource
 from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS, StartupError
@@ -172,6 +172,7 @@ class FeedforwardFilterNode(GuardedNode):
         self.acceleration_limits = values.acceleration_limits or []
         self.start_tolerance = values.start_tolerance
         self.max_contact_age = values.max_contact_age
+        self._late_flags = KindThrottle(self.get_logger(), 2.0)
         self.observer_namespace = values.observer_namespace
         self._model: RobotModel | None = None
         self._q: np.ndarray | None = None
@@ -540,6 +541,15 @@ class FeedforwardFilterNode(GuardedNode):
         """From the lane: a contact flag that may stop a plan, or end a push, to the executor."""
         if msg.contact and self._busy() and self._fresh(msg):
             self._defer('contact', self._contact_acted, msg)
+        elif msg.contact and self._busy() and \
+                stamp_seconds(msg.header.stamp) >= self._contact_since:
+            # a flag about this plan that comes too late to act on: say so, it is a stop
+            # that did not happen
+            self._late_flags.warning(
+                'contact flag %.3f s older than the newest joint state not acted on '
+                '(max_contact_age %g s): the observer trails the joint states' % (
+                    self._stamp - stamp_seconds(msg.header.stamp), self.max_contact_age),
+                kind='late flag')
         elif not msg.contact and self._rehold and self._fresh(msg):
             self._defer('contact ended', self._contact_acted, msg)
 
