@@ -31,6 +31,8 @@ class SampleStamps:
 
     def __init__(self, rate: float, simulated_clock: bool) -> None:
         """
+        Start with the stamps anchored at ROS time 0 (:meth:`anchor` before publishing).
+
         :param rate: The simulator's integration rate [Hz].
         :param simulated_clock: Stamps are simulated time (the node publishes /clock).
         """
