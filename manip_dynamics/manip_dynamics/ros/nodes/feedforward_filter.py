@@ -570,6 +570,13 @@ class FeedforwardFilterNode(GuardedNode):
         if not running:   # nothing moving, or this plan already stopped
             return
         if not self._fresh(msg):
+            # fresh on the lane, stale by the time the executor ran it: a stop not made
+            self._late_flags.warning(
+                'contact flag stamped %.3f s reached the executor %.3f s after the newest '
+                'joint state, past max_contact_age (%g s): not acted on' % (
+                    stamp_seconds(msg.header.stamp),
+                    self._stamp - stamp_seconds(msg.header.stamp), self.max_contact_age),
+                kind='late flag')
             return
         self.contacts += 1
         self._contact_since = stamp_seconds(msg.header.stamp)
