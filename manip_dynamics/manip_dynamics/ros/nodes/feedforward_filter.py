@@ -72,6 +72,7 @@ does.
 from collections import deque
 from dataclasses import dataclass, field
 import sys
+import threading
 import time
 from typing import Any
 
@@ -206,6 +207,7 @@ class FeedforwardFilterNode(GuardedNode):
         # lane only records; what acts (a hold, a stop) is handed to the executor, where the
         # goals' coroutines run (:meth:`_defer`).
         self._due: dict[str, tuple] = {}   # kind -> (call, args) the executor runs next
+        self._due_lock = threading.Lock()   # the lane adds while the executor takes
         self._wake = self.create_guard_condition(self._run_due, callback_group=group)
         streams = self.create_lane('streams').group
         self.create_subscription(JointState, '/joint_states', self._joint_states,
@@ -331,15 +333,19 @@ class FeedforwardFilterNode(GuardedNode):
 
     def _defer(self, kind: str, call: Any, *args: Any) -> None:
         """From the lane: have the executor run ``call(*args)`` (once per kind pending)."""
-        if kind not in self._due:
+        with self._due_lock:
+            if kind in self._due:
+                return
             self._due[kind] = (call, args)
-            self._wake.trigger()
+        self._wake.trigger()
 
     def _run_due(self) -> None:
         """On the executor: run what the lane handed over, oldest first."""
-        while self._due:
-            kind = next(iter(self._due))
-            call, args = self._due.pop(kind)
+        while True:
+            with self._due_lock:   # (unlocked, the lane's insert could break the iteration)
+                if not self._due:
+                    return
+                call, args = self._due.pop(next(iter(self._due)))
             call(*args)
 
     def _settled(self, settle: list) -> None:
