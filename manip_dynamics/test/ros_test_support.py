@@ -208,6 +208,13 @@ def wait_until(what: Callable[[], Any], timeout: float, message: str) -> Any:
     raise AssertionError(message)
 
 
+def push_ros_time(answer: Any) -> float | None:
+    """Return the ROS time [s] simulator_node's ~/apply_wrench answer says it took the push."""
+    import re
+    found = re.search(r'\(ROS time ([0-9.]+) s\)', answer.message)
+    return float(found.group(1)) if found else None
+
+
 #: Each test node's service clients by (name, type): made once, used for every call.
 _CLIENTS: 'weakref.WeakKeyDictionary[Any, dict]' = weakref.WeakKeyDictionary()
 

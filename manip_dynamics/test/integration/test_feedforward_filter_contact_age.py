@@ -73,6 +73,7 @@ def test_a_flag_of_the_running_plan_too_old_to_act_on_is_reported():
         _late_flags=SimpleNamespace(warning=lambda text, kind=None: warned.append(text)),
         _defer=lambda *args: deferred.append(args), _busy=lambda: True, _contact_acted=None)
     node._fresh = lambda msg: FeedforwardFilterNode._fresh(node, msg)
+    node._late_flag = lambda msg, why: FeedforwardFilterNode._late_flag(node, msg, why)
     assert MAX_CONTACT_AGE < 1.9
     FeedforwardFilterNode._contact(node, flag(102.0 - MAX_CONTACT_AGE - 0.05))
     assert not deferred and len(warned) == 1 and 'not acted on' in warned[0], warned

@@ -27,14 +27,13 @@ node logs a rejected sample, a stop, a hold or a protective stop, the observer f
 push, and the arm is back at its hold pose (5 mrad) within 1 s of the push's end.
 """
 
-import re
 import threading
 import time
 
 import numpy as np
 import pytest
-from ros_test_support import (call_service, read_log, require_interfaces, require_rclpy,
-                              spun_node, STARTUP_TIMEOUT, wait_until)
+from ros_test_support import (call_service, push_ros_time, read_log, require_interfaces,
+                              require_rclpy, spun_node, STARTUP_TIMEOUT, wait_until)
 
 rclpy = require_rclpy()
 require_interfaces()
@@ -146,8 +145,8 @@ def test_the_largest_push_at_hold_never_stops_a_node_nor_drops_the_arm():
             after = watch.node.get_clock().now().nanoseconds * 1e-9
             assert answer.success, answer.message
             # the answer says when, on the ROS clock, the push was taken: within the call
-            ros_time = re.search(r'\(ROS time ([0-9.]+) s\)', answer.message)
-            assert ros_time and before <= float(ros_time.group(1)) <= after, (
+            ros_time = push_ros_time(answer)
+            assert ros_time is not None and before <= ros_time <= after, (
                 answer.message, before, after)
             end = answer.end_time
             wait_until(lambda: watch.last_state()[0] >= end + 1.5, 60.0,

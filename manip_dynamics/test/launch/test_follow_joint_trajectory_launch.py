@@ -34,7 +34,6 @@ missing (CI: none of them is on PyPI).
 """
 
 import os
-import re
 import threading
 import time
 
@@ -42,7 +41,7 @@ from launch_support import (CHAIN_STARTUP, feedforward_jtc_missing, log_text,
                             PROBE_PRIORITY, ros2_control_missing, ros2_launch_missing,
                             switch_to_jtc, wait_for_bringup)
 import pytest
-from ros_test_support import bundled_arm, wait_until
+from ros_test_support import bundled_arm, push_ros_time, wait_until
 
 pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.launch_test,
               pytest.mark.realtime]
@@ -102,8 +101,8 @@ def test_every_ending_through_the_real_jtc_leaves_the_arm_held(chain_launched):
             # (the simulator's own stamps lag controller_manager's clock in lockstep), so
             # the service's delay, up to 2.6 s on the loaded machine, counted as the
             # observer's latency
-            ros_time = re.search(r'\(ROS time ([0-9.]+) s\)', answer.message)
-            return max(requested, float(ros_time.group(1)) if ros_time else requested)
+            ros_time = push_ros_time(answer)
+            return max(requested, ros_time if ros_time is not None else requested)
 
         def switch(active: bool) -> None:
             # to JTC: the filter holds the arm when JTC appears; back: the compensation

@@ -549,15 +549,18 @@ class FeedforwardFilterNode(GuardedNode):
             self._defer('contact', self._contact_acted, msg)
         elif msg.contact and self._busy() and \
                 stamp_seconds(msg.header.stamp) >= self._contact_since:
-            # a flag about this plan that comes too late to act on: say so, it is a stop
-            # that did not happen
-            self._late_flags.warning(
-                'contact flag %.3f s older than the newest joint state not acted on '
-                '(max_contact_age %g s): the observer trails the joint states' % (
-                    self._stamp - stamp_seconds(msg.header.stamp), self.max_contact_age),
-                kind='late flag')
+            self._late_flag(msg, 'the observer trails the joint states')
         elif not msg.contact and self._rehold and self._fresh(msg):
             self._defer('contact ended', self._contact_acted, msg)
+
+    def _late_flag(self, msg: Any, why: str) -> None:
+        """Say (throttled) that a contact flag about the running plan was not acted on."""
+        stamp = stamp_seconds(msg.header.stamp)
+        self._late_flags.warning(
+            'contact flag stamped %.3f s, %.3f s older than the newest joint state, not acted '
+            'on (max_contact_age %g s): %s' % (stamp, self._stamp - stamp,
+                                               self.max_contact_age, why),
+            kind='late flag')
 
     def _contact_acted(self, msg: Any) -> None:
         """Stop a running plan and hold on a fresh contact flag (module docstring)."""
@@ -576,13 +579,7 @@ class FeedforwardFilterNode(GuardedNode):
         if not running:   # nothing moving, or this plan already stopped
             return
         if not self._fresh(msg):
-            # fresh on the lane, stale by the time the executor ran it: a stop not made
-            self._late_flags.warning(
-                'contact flag stamped %.3f s reached the executor %.3f s after the newest '
-                'joint state, past max_contact_age (%g s): not acted on' % (
-                    stamp_seconds(msg.header.stamp),
-                    self._stamp - stamp_seconds(msg.header.stamp), self.max_contact_age),
-                kind='late flag')
+            self._late_flag(msg, 'it went stale before the executor ran it')
             return
         self.contacts += 1
         self._contact_since = stamp_seconds(msg.header.stamp)
