@@ -121,8 +121,8 @@ class DemoScenario:
         import rclpy
         from rclpy.executors import SingleThreadedExecutor
         from geometry_msgs.msg import WrenchStamped
-        from rclpy.qos import QoSProfile, ReliabilityPolicy
         from sensor_msgs.msg import JointState
+        from manip_dynamics.ros.runtime.qos import CONTACT_QOS, JOINT_STATES_QOS
         from manip_dynamics_interfaces.msg import Contact
         from manip_dynamics_interfaces.srv import ApplyWrench
         from std_srvs.srv import Trigger
@@ -179,9 +179,9 @@ class DemoScenario:
         node.create_subscription(JointState, '/trajectory_controller/tracking_error',
                                  self.tracking_error_callback, 50)
         node.create_subscription(JointState, '/joint_states', self.joint_states_callback,
-                                 QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT))
+                                 JOINT_STATES_QOS)
         node.create_subscription(Contact, '/external_torque_observer/contact',
-                                 self.contact_callback, 50)
+                                 self.contact_callback, CONTACT_QOS)
         node.create_subscription(WrenchStamped, '/external_torque_observer/external_wrench',
                                  self.wrench_callback, 50)
         self.push_client = node.create_client(ApplyWrench, '/simulator/apply_wrench')

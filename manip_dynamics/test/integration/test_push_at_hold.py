@@ -48,6 +48,7 @@ from manip_dynamics.ros.launch_support.ros2_control_setup import (  # noqa: E402
     default_initial_positions)
 from manip_dynamics.ros.runtime.conversions import stamp_seconds  # noqa: E402
 from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
+from manip_dynamics.ros.runtime.qos import CONTACT_QOS  # noqa: E402
 from manip_dynamics.simulation import push_joint_torques  # noqa: E402
 from manip_dynamics_interfaces.msg import Contact  # noqa: E402
 from manip_dynamics_interfaces.srv import ApplyWrench  # noqa: E402
@@ -77,7 +78,7 @@ class Watch:
                 Float64MultiArray, topic,
                 lambda msg, name=name: self._command(name, msg), 100)
         self.node.create_subscription(Contact, '/external_torque_observer/contact',
-                                      self._contact, 100)
+                                      self._contact, CONTACT_QOS)
 
     def _state(self, msg) -> None:
         with self.lock:

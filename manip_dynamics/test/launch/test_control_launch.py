@@ -75,6 +75,7 @@ class TestControlLaunch(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         """Create the test node, spun on a thread."""
+        from manip_dynamics.ros.runtime.qos import CONTACT_QOS
         from manip_dynamics_interfaces.msg import Contact
         cls.node = launch_support.create_test_node('test_control_launch')
         # not /sim/joint_states (1 kHz): a Python subscriber that fast takes a core of this
@@ -88,7 +89,7 @@ class TestControlLaunch(unittest.TestCase):
         node.create_subscription(Float64MultiArray, '/effort_controller/commands',
                                  cls.commands.append, 100)
         node.create_subscription(Contact, '/external_torque_observer/contact',
-                                 cls.contacts.append, 100)
+                                 cls.contacts.append, CONTACT_QOS)
         cls.executor = launch_support.spin_in_background(cls.node)
 
     @classmethod

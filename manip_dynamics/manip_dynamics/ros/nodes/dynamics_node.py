@@ -54,6 +54,7 @@ from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node
 from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
 from manip_dynamics.ros.runtime.payloads import apply_payload_request, Payloads, reapply_payloads
+from manip_dynamics.ros.runtime.qos import JOINT_STATES_QOS
 from manip_dynamics.ros.runtime.robot_description import (
     model_builder, NO_MODEL_MESSAGE, RobotDescriptionSource)
 from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS, StartupError
@@ -63,10 +64,6 @@ from manip_dynamics_interfaces.srv import (
 
 #: Default node name (the executable is ``dynamics_node``).
 NODE_NAME = 'manip_dynamics'
-
-#: QoS of the joint_states subscription: best effort matches reliable and best-effort
-#: publishers alike; keep the newest message only.
-JOINT_STATES_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 
 #: QoS of the services. rclpy's default keeps the last 10 requests: more than 10 clients
 #: calling while the node works on one long request (a large trajectory) would overwrite

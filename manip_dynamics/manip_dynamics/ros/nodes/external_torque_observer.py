@@ -67,6 +67,7 @@ from manip_dynamics.ros.runtime.node_runtime import (
     guarded, KindThrottle, passes_message_info, run_node)
 from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
 from manip_dynamics.ros.runtime.payloads import apply_payload_request, Payloads, reapply_payloads
+from manip_dynamics.ros.runtime.qos import COMMANDS_QOS, CONTACT_QOS
 from manip_dynamics.ros.runtime.robot_description import (
     model_builder, NO_MODEL_MESSAGE, RobotDescriptionSource)
 from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS, StartupError
@@ -76,10 +77,6 @@ from manip_dynamics_interfaces.srv import SetPayload
 
 #: Default node name (also the executable's name).
 NODE_NAME = 'external_torque_observer'
-
-
-#: Commands QoS: what gravity_compensation_node and ros2_controllers publish with.
-COMMANDS_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 
 #: Commands kept for pairing with joint states by reception time.
 COMMAND_HISTORY = 2000
@@ -191,7 +188,7 @@ class ExternalTorqueObserverNode(GuardedNode):
         self._throttle = KindThrottle(self.get_logger(), WARN_PERIOD)
         self.rejected = 0
 
-        self.contact_pub = self.create_publisher(Contact, '~/contact', 10)
+        self.contact_pub = self.create_publisher(Contact, '~/contact', CONTACT_QOS)
         self.torques_pub = self.create_publisher(JointState, '~/external_torques', 10)
         self.wrench_pub = self.create_publisher(WrenchStamped, '~/external_wrench', 10)
         # both optional outputs are built only while someone listens

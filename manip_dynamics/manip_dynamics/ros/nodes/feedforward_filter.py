@@ -82,7 +82,6 @@ import numpy as np
 from rcl_interfaces.msg import Log
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.clock import Clock, ClockType
-from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message
 from rclpy.task import Future
 from sensor_msgs.msg import JointState
@@ -101,13 +100,12 @@ from manip_dynamics.ros.runtime.conversions import (
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node
 from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
+from manip_dynamics.ros.runtime.qos import CONTACT_QOS, JOINT_STATES_QOS
 from manip_dynamics.ros.runtime.robot_description import model_builder, RobotDescriptionSource
 from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS, StartupError
 
 #: Default node name.
 NODE_NAME = 'feedforward_filter'
-#: Newest sample only (an answer to an older one is for a state the arm has left).
-JOINT_STATES_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 #: How often the node looks whether JTC has appeared and resends a refused hold [s].
 WATCH_PERIOD = 0.2
 #: JTC counts as inactive after this long without its controller_state [s].
@@ -218,7 +216,7 @@ class FeedforwardFilterNode(GuardedNode):
         if self.observer_namespace.strip('/'):
             from manip_dynamics_interfaces.msg import Contact
             self.contact_topic = '/%s/contact' % self.observer_namespace.strip('/')
-            self.create_subscription(Contact, self.contact_topic, self._contact, 10,
+            self.create_subscription(Contact, self.contact_topic, self._contact, CONTACT_QOS,
                                      callback_group=streams)
         self._Action = self._action_type()
         if self.downstream == 'action' and self._Action is None:

@@ -52,7 +52,6 @@ from typing import Any, NamedTuple
 import numpy as np
 import rclpy
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
@@ -68,6 +67,7 @@ from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node, send_last_zero
 from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
 from manip_dynamics.ros.runtime.payloads import apply_payload_request, Payloads, payloads_from
+from manip_dynamics.ros.runtime.qos import COMMANDS_QOS, JOINT_STATES_QOS
 from manip_dynamics.ros.runtime.robot_description import (
     model_builder, NO_MODEL_MESSAGE, RobotDescriptionSource)
 from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS, StartupError
@@ -76,12 +76,6 @@ from manip_dynamics_interfaces.srv import SetPayload
 
 #: Default node name (also the executable's name).
 NODE_NAME = 'gravity_compensation'
-
-#: joint_states QoS: best effort matches reliable and best-effort publishers alike.
-JOINT_STATES_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
-
-#: Commands QoS: what ros2_controllers' forward-command controllers subscribe with.
-COMMANDS_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 
 #: Seconds between two log lines of the same kind of problem (per kind, see KindThrottle).
 LOG_PERIOD = 2.0

@@ -65,7 +65,6 @@ from typing import Any
 import numpy as np
 import rclpy
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
@@ -83,6 +82,7 @@ from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.listeners import ListenerCheck
 from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node, send_last_zero
 from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
+from manip_dynamics.ros.runtime.qos import COMMANDS_QOS, CONTACT_QOS, JOINT_STATES_QOS
 from manip_dynamics.ros.runtime.robot_description import (
     model_builder, NO_MODEL_MESSAGE, RobotDescriptionSource)
 from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS
@@ -90,10 +90,6 @@ from manip_dynamics.safety.staleness import StaleInputWatchdog
 
 #: Default node name.
 NODE_NAME = 'trajectory_controller'
-#: Keep-last 1: after a stall the node answers the newest sample only, never a queue of
-#: old ones (each answer would be a command for a state the arm has left).
-JOINT_STATES_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
-COMMANDS_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 LOG_PERIOD = 2.0
 
 
@@ -181,7 +177,7 @@ class TrajectoryControllerNode(GuardedNode):
             else:
                 self.contact_topic = '/%s/contact' % self.observer_namespace.strip('/')
                 self.create_subscription(Contact, self.contact_topic, self.contact_callback,
-                                         10, callback_group=group)
+                                         CONTACT_QOS, callback_group=group)
         self._goal = None   # (goal handle, rclpy Future of the outcome) of the action
         self._action_name = self._create_action_server()
         self.get_logger().info(

@@ -31,6 +31,7 @@ from std_msgs.msg import String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from manip_dynamics.ros.runtime.conversions import stamp_seconds
+from manip_dynamics.ros.runtime.qos import CONTACT_QOS
 from manip_dynamics_interfaces.msg import Contact
 
 
@@ -53,7 +54,7 @@ class ChainWatch:
         node.create_subscription(JointState, '/joint_states', self._state, 100)
         node.create_subscription(String, '/feedforward_filter/events', self._event, 100)
         node.create_subscription(Contact, '/external_torque_observer/contact',
-                                 self._contact, 100)
+                                 self._contact, CONTACT_QOS)
 
     def _state(self, msg: JointState) -> None:
         order = [list(msg.name).index(n) for n in self.names]
