@@ -112,9 +112,16 @@ def push_seen(watch: ChainWatch, requested: float, answer: Any) -> str:
         flags = [stamp for stamp, contact in watch.contacts if contact and stamp >= requested]
         speeds = [float(np.max(np.abs(qd))) for stamp, _, qd in watch.states
                   if stamp >= requested]
-    return ('after the request (stamp %.3f s): %d contact samples (first %s), fastest joint '
-            '%.3f rad/s; the answer: %s' % (requested, len(flags), flags[:1],
-                                            max(speeds, default=float('nan')), answer.message))
+        residuals = [r for stamp, r in watch.residuals if stamp >= requested]
+        pushed = [(stamp, force) for stamp, force in watch.pushes
+                  if force > 0.0 and stamp >= answer.start_time - 1e-6]
+    return ('after the request (stamp %.3f s): %d contact samples (first %s) in %d observer '
+            'messages, peak normalised residual %.2f; fastest joint %.3f rad/s; %d applied-'
+            'wrench samples with a force (simulator stamps %s); the answer: %s' % (
+                requested, len(flags), flags[:1], len(residuals),
+                max(residuals, default=float('nan')), max(speeds, default=float('nan')),
+                len(pushed), ['%.3f' % pushed[0][0], '%.3f' % pushed[-1][0]] if pushed else [],
+                answer.message))
 
 
 def ended_at(watch: ChainWatch, execution, timeout: float = 30.0) -> float:

@@ -13,60 +13,26 @@
 # limitations under the License.
 
 """
-feedforward_filter: the node between a planner and joint_trajectory_controller.
+feedforward_filter: the node between a planner and joint_trajectory_controller (JTC).
 
-The controller MoveIt's simple controller manager is pointed at: it serves
+The controller MoveIt's simple controller manager is pointed at. It serves
 ``~/follow_joint_trajectory`` (control_msgs/FollowJointTrajectory, where control_msgs is
-installed, as it is with every apt ROS 2) and takes plans on ``~/joint_trajectory``
-(trajectory_msgs/JointTrajectory, JTC's own topic interface, for scripts). Each plan is read
-as joint_trajectory_controller (JTC) reads it (:func:`~manip_dynamics.control.trajectory_goal.
-read_trajectory_goal`: joints in any order, a subset held where they are, the header stamp's
-start time, the segment from the current pose), checked against the arm's limits and given
-the model's torques as feed-forward (:func:`manip_dynamics.control.plan_feedforward.
-plan_with_feedforward`: refused, or retimed with ``on_infeasible: retime``), then forwarded,
-every controller joint named, to JTC (``controller_name``) on the effort interface, whose PID
-in controller_manager's real-time loop adds each point's ``effort`` (ros2_controllers 4.22
-and newer): to JTC's action ``/<controller_name>/follow_joint_trajectory`` (feedback
-relayed, result passed on with its status, a cancel passed down at once) or, with
-``downstream: topic`` or without control_msgs, to its topic.
+installed) and takes plans on ``~/joint_trajectory``. Each plan is read as JTC reads it
+(:func:`~manip_dynamics.control.trajectory_goal.read_trajectory_goal`), checked against the
+arm's limits and given the model's torques as feed-forward
+(:func:`~manip_dynamics.control.plan_feedforward.plan_with_feedforward`), then forwarded to
+JTC's action (or, with ``downstream: topic``, its topic) on the effort interface.
 
-Goals, as JTC and MoveIt define them: one goal runs at a time; a new goal preempts the
-running one, which ends ABORTED ("preempted by a new goal", JTC's INVALID_GOAL code) while the
-new one keeps the contact stop and the cancel path. A goal is refused when it arrives
-(REJECT, the reason logged and on ``~/events``; MoveIt logs "Goal was rejected by server")
-whenever the reason is known then: no model or joint state yet, JTC not active (no
-``controller_state`` for ``ACTIVE_SILENCE``), an invalid message, a multi-DOF part, a start
-away from the pose, or a plan over the limits. Should JTC still refuse a goal, its own log
-line (from ``/rosout``) is passed up.
-
-Holding: JTC holds a pose with its PID alone, with the effort of a fresh hold (zero) or of
-the last successful plan's final point, so an arm on the effort interface sags by ``g / p``
-there. The node therefore sends JTC a hold, one point at the pose with its gravity torques
-(:func:`~manip_dynamics.control.plan_feedforward.hold_efforts`): when JTC becomes active
-(on its first ``controller_state``, of the pose of the newest joint state stamped before
-it), and after every ending that is not a success (cancel, contact, a downstream abort or a
-cancel by someone else, JTC deactivated, JTC's answer overdue; a preempted goal leaves the
-arm to the goal that preempted it), of the pose JTC holds then (where the arm stopped) and
-once more where it comes to rest (no joint farther than ``SETTLED_SPEED x SETTLED_TIME``
-from one pose for ``SETTLED_TIME``: a PD hold of a pose the arm has passed pulls it back
-against friction in slips), and on the way out of the node (on JTC's topic). Each hold is
-checked: accepted, or the refusal logged and the hold sent again while JTC is active. Every
-forwarded plan ends on a point whose effort holds its last pose.
-
-JTC's answers are watched on the joint states' clock: its acceptance and its result after a
-cancel or a contact stop within ``ANSWER_GRACE``, its result within ``RESULT_GRACE`` after the
-plan's end plus its goal time. A goal whose answer is overdue is canceled at JTC and ended
-here (ABORTED, or CANCELED when canceled, with GOAL_TOLERANCE_VIOLATED and the reason), and
-the arm is held where it is: a lost answer never leaves the client waiting or the arm on
-JTC's effortless hold.
-
-Contact: a ``contact: true`` on ``<observer_namespace>/contact`` stamped after the running
-plan was sent on and at most ``max_contact_age`` before the newest joint state cancels the
-downstream goal, holds the current pose and ends the upstream goal with
-PATH_TOLERANCE_VIOLATED and the reason; when the flag falls, the node holds again where the
-push left the arm; a new goal from there continues. ``~/events`` (std_msgs/String) says each
-decision in one line (hold, forwarded, refused, preempted, canceled, contact), as the log
-does.
+One goal runs at a time (a new one preempts it); what is knowable at goal time is refused
+then (REJECT); results carry the status JTC's had
+(:func:`~manip_dynamics.control.goal_endings.goal_ending`); after every ending that is not a
+success the arm is held with its gravity torques where it stopped and again where it comes to
+rest (:class:`~manip_dynamics.control.goal_endings.RestDetector`), each hold checked. JTC's
+answers are watched on the joint states' clock (``ANSWER_GRACE``, ``RESULT_GRACE``): an
+overdue one ends the goal here and holds. A raised ``<observer_namespace>/contact`` stamped
+during the running plan and at most ``max_contact_age`` old stops it and holds; when the flag
+falls the node holds where the push left the arm. ``~/events`` says each decision in one
+line. The rules, with JTC's and MoveIt's: docs/ROS2_CONTROL.md, "Goals, endings and holds".
 """
 
 from collections import deque
@@ -77,7 +43,6 @@ import time
 from typing import Any
 
 from action_msgs.msg import GoalStatus
-from builtin_interfaces.msg import Duration
 import numpy as np
 from rcl_interfaces.msg import Log
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
@@ -86,18 +51,20 @@ from rclpy.serialization import deserialize_message
 from rclpy.task import Future
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from trajectory_msgs.msg import JointTrajectory
 
 from manip_dynamics.control.gains import GOAL_TIME
+from manip_dynamics.control.goal_endings import goal_ending, JtcResult, RestDetector
 from manip_dynamics.control.plan_feedforward import (
-    hold_efforts, plan_with_feedforward, PlannedMotion, PlanRefused)
+    plan_with_feedforward, PlannedMotion, PlanRefused)
 from manip_dynamics.control.trajectory_goal import read_trajectory_goal
 from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.parameters.feedforward_filter import PARAMETERS
-from manip_dynamics.ros.runtime.conversions import (
-    joint_state_arrays, stamp_seconds, time_msg)
+from manip_dynamics.ros.runtime.conversions import joint_state_arrays, stamp_seconds
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
+from manip_dynamics.ros.runtime.jtc_messages import (
+    erased_tolerances, hold_message, JtcLog, plan_message, reference_pose)
 from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node
 from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
 from manip_dynamics.ros.runtime.qos import CONTACT_QOS, JOINT_STATES_QOS
@@ -112,18 +79,11 @@ WATCH_PERIOD = 0.2
 ACTIVE_SILENCE = 1.0
 #: Joint states kept to find the pose from before JTC's first command (0.1 s at 1 kHz).
 RECENT_STATES = 100
-#: JTC's log lines kept to explain a refusal, and how recent one must be [s of wall time].
-JTC_LOG_LINES = 8
-JTC_LOG_AGE = 2.0
-#: After a stop the arm counts as at rest when no joint has moved more than SETTLED_SPEED x
-#: SETTLED_TIME from one pose for SETTLED_TIME [s] (joint states' clock; SETTLED_SPEED in
-#: rad/s or m/s); the node then holds that pose.
-SETTLED_SPEED = 0.01
-SETTLED_TIME = 0.05
 #: Goals accepted and not yet executing kept prepared (goals arriving at once).
 PREPARED_GOALS = 8
-#: JTC's result text for a goal it preempted (joint_trajectory_controller.cpp).
-JTC_PREEMPTED = 'preempted by new incoming action'
+#: action_msgs/GoalStatus of JTC's result -> goal_endings' status names.
+GOAL_STATUS = {GoalStatus.STATUS_SUCCEEDED: 'succeeded', GoalStatus.STATUS_CANCELED: 'canceled',
+               GoalStatus.STATUS_ABORTED: 'aborted'}
 #: JTC's answer is overdue ANSWER_GRACE [s, joint states' clock] after the goal was sent
 #: (its acceptance) or after a cancel or a contact stop was passed down (its result: JTC
 #: answers these at once), and RESULT_GRACE after the plan's end plus its goal time (the
@@ -192,8 +152,8 @@ class FeedforwardFilterNode(GuardedNode):
         self._jtc_seen = False
         self._rehold = False   # hold again where the arm is when the contact ends
         # after a stop: [why, (stamp, pose) the arm has stayed near since] until it holds
-        self._settle: list | None = None
-        self._jtc_log: deque = deque(maxlen=JTC_LOG_LINES)   # (wall time, text)
+        self._settle: RestDetector | None = None
+        self._jtc_log = JtcLog(self.controller_name)
         self.holds = self.plans = self.refused = self.contacts = 0
         self.events_pub = self.create_publisher(String, '~/events', 10)
         group = MutuallyExclusiveCallbackGroup()
@@ -240,7 +200,7 @@ class FeedforwardFilterNode(GuardedNode):
                 JointTrajectoryControllerState, '/%s/controller_state' % self.controller_name,
                 self._jtc_state, JOINT_STATES_QOS, callback_group=streams, raw=True)
             # JTC says why it refuses a goal only in its log
-            self.create_subscription(Log, '/rosout', self._rosout, 50, callback_group=group)
+            self.create_subscription(Log, '/rosout', self._jtc_log.note, 50, callback_group=group)
         served = self._serve_action(group)
         # discovery is wall-clock business: a steady timer also runs when /clock does not
         self.create_timer(WATCH_PERIOD, self._watch_jtc, callback_group=group,
@@ -314,14 +274,8 @@ class FeedforwardFilterNode(GuardedNode):
         self._stamp = stamp_seconds(msg.header.stamp)
         self._recent.append((self._stamp, q))
         settle = self._settle
-        if settle is not None and self._run is None:
-            # at rest: within SETTLED_SPEED x SETTLED_TIME of one pose for SETTLED_TIME (a
-            # position test: a light joint's velocity can chatter about zero at rest)
-            if settle[1] is None or np.max(np.abs(q - settle[1][1])) > \
-                    SETTLED_SPEED * SETTLED_TIME:
-                settle[1] = (self._stamp, q)
-            elif self._stamp - settle[1][0] >= SETTLED_TIME:
-                self._defer('settled', self._settled, settle)
+        if settle is not None and self._run is None and settle.update(self._stamp, q):
+            self._defer('settled', self._settled, settle)
         run = self._run
         if run is not None and run.downstream is None and run.finished is not None and \
                 not run.finished.done() and self._stamp >= run.end:
@@ -346,17 +300,11 @@ class FeedforwardFilterNode(GuardedNode):
                 call, args = self._due.pop(next(iter(self._due)))
             call(*args)
 
-    def _settled(self, settle: list) -> None:
-        """
-        Hold where the arm has come to rest after a stop.
-
-        JTC's hold and the first one are at the pose the arm had when it stopped being
-        driven; it came to rest a little farther, and a PD pulling it back against friction
-        slips in steps.
-        """
+    def _settled(self, settle: RestDetector) -> None:
+        """Hold where the arm has come to rest after a stop (:class:`RestDetector`)."""
         if self._settle is settle and self._run is None:
             self._settle = None
-            self._hold('at rest after: %s' % settle[0])
+            self._hold('at rest after: %s' % settle.why)
 
     def _answer_due(self, run: GoalRun, after: float) -> None:
         """Make JTC's next answer on ``run`` due ANSWER_GRACE after ``after`` (or earlier)."""
@@ -389,11 +337,6 @@ class FeedforwardFilterNode(GuardedNode):
         if run.finished is not None and not run.finished.done():
             run.finished.set_result(True)
 
-    def _rosout(self, msg: Log) -> None:
-        """Keep JTC's recent error lines: its only word on why it refused a goal."""
-        if msg.level >= Log.ERROR and msg.name.split('.')[-1] == self.controller_name:
-            self._jtc_log.append((time.monotonic(), msg.msg))
-
     def _jtc_state(self, raw: bytes) -> None:
         """Note JTC's controller_state (kept serialized: read only when needed, it is large)."""
         now = time.monotonic()
@@ -423,12 +366,7 @@ class FeedforwardFilterNode(GuardedNode):
         model, raw = self._model, self._jtc_state_raw
         if model is None or raw is None:
             return None
-        state = deserialize_message(raw, self._JtcState)
-        names, positions = list(state.joint_names), list(state.reference.positions)
-        if len(names) != len(positions) or not set(model.joint_names) <= set(names):
-            return None
-        q = np.array([positions[names.index(name)] for name in model.joint_names])
-        return q if np.all(np.isfinite(q)) else None
+        return reference_pose(deserialize_message(raw, self._JtcState), model.joint_names)
 
     def _jtc_active(self) -> bool:
         """Return whether JTC is there to take plans (its state flows, or its topic)."""
@@ -461,16 +399,6 @@ class FeedforwardFilterNode(GuardedNode):
             self._hold('again: %s' % why, pose)
 
     # ------------------------------------------------------------------ holds
-    def _hold_message(self, q: np.ndarray) -> JointTrajectory:
-        """Return JTC's trajectory of one point: ``q`` at rest with its gravity torques."""
-        model = self._model
-        point = JointTrajectoryPoint(
-            positions=q.tolist(), velocities=[0.0] * model.dof,
-            accelerations=[0.0] * model.dof,
-            effort=hold_efforts(model, q, self.gravity).tolist() if self.feedforward else [],
-            time_from_start=Duration())
-        return JointTrajectory(joint_names=list(model.joint_names), points=[point])
-
     def _hold(self, why: str, pose: np.ndarray | None = None) -> None:
         """
         Send JTC one point, ``pose`` (default the current one), at rest, with its gravity.
@@ -481,7 +409,7 @@ class FeedforwardFilterNode(GuardedNode):
         q = self._q if pose is None else pose
         if self._model is None or q is None:
             return
-        msg = self._hold_message(q)
+        msg = hold_message(self._model, q, self.gravity, self.feedforward)
         self.holds += 1
         self._pending_hold = (why, q, False)
         self._event('hold: %s' % why)
@@ -496,9 +424,7 @@ class FeedforwardFilterNode(GuardedNode):
             return
         # no tolerance to check: JTC ends the goal at once as a success and keeps its
         # point, effort included (a goal it aborted would leave its hold message's old effort)
-        from control_msgs.msg import JointTolerance
-        erased = [JointTolerance(name=name, position=-1.0, velocity=-1.0, acceleration=-1.0)
-                  for name in msg.joint_names]
+        erased = erased_tolerances(msg.joint_names)
         future = self._client.send_goal_async(self._Action.Goal(
             trajectory=msg, path_tolerance=erased, goal_tolerance=list(erased)))
         future.add_done_callback(lambda done: self._hold_answered(done, why, q))
@@ -513,19 +439,14 @@ class FeedforwardFilterNode(GuardedNode):
         if self._pending_hold is not None and self._pending_hold[1] is q:
             self._pending_hold = (why, q, True)   # the watch sends it again
         self._event('hold refused by %s%s: sent again while it is active' % (
-            self._jtc_action, self._jtc_refusal()), error=True)
-
-    def _jtc_refusal(self) -> str:
-        """Return JTC's newest error lines of the last JTC_LOG_AGE s, or ''."""
-        now = time.monotonic()
-        lines = [text for wall, text in self._jtc_log if now - wall <= JTC_LOG_AGE]
-        return (' (JTC: %s)' % ' | '.join(lines[-2:])) if lines else ''
+            self._jtc_action, self._jtc_log.refusal()), error=True)
 
     def shutdown_hold(self) -> bool:
         """Hold the current pose on JTC's topic on the way out (no action can complete)."""
         if self._model is None or self._q is None:
             return False
-        self._topic_pub.publish(self._hold_message(self._q))
+        self._topic_pub.publish(hold_message(self._model, self._q, self.gravity,
+                                             self.feedforward))
         return True
 
     def _fresh(self, msg: Any) -> bool:
@@ -569,7 +490,7 @@ class FeedforwardFilterNode(GuardedNode):
                 # the mismatch over the displacement)
                 self._rehold = False
                 self._hold('the contact has ended: holding the pose it left')
-                self._settle = ['the contact', None]
+                self._settle = RestDetector('the contact')
             return
         run = self._run
         running = ((run is not None and not run.reasons) or self._topic_goal is not None
@@ -628,20 +549,9 @@ class FeedforwardFilterNode(GuardedNode):
             goal.accelerations, on_infeasible=self.on_infeasible, gravity=self.gravity,
             acceleration_limits=None if not acc else np.broadcast_to(np.array(acc),
                                                                      (model.dof,)))
-        msg = self._downstream_message(plan)
+        msg = plan_message(plan, self.feedforward)
         msg.header.stamp = trajectory.header.stamp
         return plan, msg, goal.start + plan.duration
-
-    def _downstream_message(self, plan: PlannedMotion) -> JointTrajectory:
-        """Return the plan as JTC's trajectory (efforts unless ``feedforward`` is off)."""
-        msg = JointTrajectory(joint_names=list(plan.joint_names))
-        for k, t in enumerate(plan.times):
-            msg.points.append(JointTrajectoryPoint(
-                positions=plan.positions[k].tolist(), velocities=plan.velocities[k].tolist(),
-                accelerations=plan.accelerations[k].tolist(),
-                effort=plan.efforts[k].tolist() if self.feedforward else [],
-                time_from_start=_duration(float(t))))
-        return msg
 
     def _accepted(self, plan: PlannedMotion) -> str:
         self.plans += 1
@@ -675,7 +585,7 @@ class FeedforwardFilterNode(GuardedNode):
     def _topic_goal_sent(self, future: Any) -> None:
         handle = future.result()
         if handle is None or not handle.accepted:
-            self._event('%s refused the plan%s' % (self._jtc_action, self._jtc_refusal()),
+            self._event('%s refused the plan%s' % (self._jtc_action, self._jtc_log.refusal()),
                         error=True)
             self._running_until = -1.0
             return
@@ -768,7 +678,7 @@ class FeedforwardFilterNode(GuardedNode):
             if handle is None or not handle.accepted:
                 result.error_code = Result.INVALID_GOAL
                 result.error_string = '%s refused the plan%s' % (
-                    self._jtc_action, self._jtc_refusal())
+                    self._jtc_action, self._jtc_log.refusal())
                 self._event('goal aborted: %s' % result.error_string, error=True)
                 upstream.abort()
                 if previous is not None and previous.downstream is not None:
@@ -798,71 +708,34 @@ class FeedforwardFilterNode(GuardedNode):
 
     def _end(self, run: GoalRun, downstream: Any, result: Any) -> Any:
         """
-        End the upstream goal with the status JTC's result had; hold unless it succeeded.
+        End the upstream goal as :func:`~manip_dynamics.control.goal_endings.goal_ending` says.
 
         ``downstream`` is JTC's result response (status and result), None on the topic path.
         """
-        Result = self._Action.Result
         upstream = run.upstream
-        status = GoalStatus.STATUS_SUCCEEDED if downstream is None else downstream.status
-        if downstream is not None:
-            result.error_code = downstream.result.error_code
-            result.error_string = downstream.result.error_string
-        hold = None
-        succeeded = (downstream is not None and status == GoalStatus.STATUS_SUCCEEDED
-                     and result.error_code == Result.SUCCESSFUL)
-        if run.overdue:
-            result.error_code = Result.GOAL_TOLERANCE_VIOLATED
-            result.error_string = run.overdue
-            if upstream.is_cancel_requested:
-                upstream.canceled()
-                ending = 'canceled'
-            else:
-                upstream.abort()
-                ending = 'aborted'
-            hold = run.overdue
-        elif run.preempted and not succeeded:
-            result.error_code = Result.INVALID_GOAL
-            result.error_string = 'preempted by a new goal'
-            upstream.abort()
-            ending = 'aborted'
-        elif upstream.is_cancel_requested:
-            upstream.canceled()
-            ending, hold = 'canceled', 'the goal was canceled'
-        elif run.reasons:
-            result.error_code = Result.PATH_TOLERANCE_VIOLATED
-            result.error_string = run.reasons[0]
-            upstream.abort()
-            ending = 'aborted'
-        elif status == GoalStatus.STATUS_SUCCEEDED and result.error_code == Result.SUCCESSFUL:
-            upstream.succeed()
-            ending = 'succeeded'
-        else:
-            text = result.error_string or 'no reason given'
-            if status == GoalStatus.STATUS_CANCELED:
-                result.error_string = ('the goal at %s was canceled by someone else (%s)'
-                                       % (self._jtc_action, text))
-                if result.error_code == Result.SUCCESSFUL:
-                    result.error_code = Result.INVALID_GOAL
-            upstream.abort()
-            ending = 'aborted'
-            # JTC preempted by another client's goal: that goal moves the arm now
-            if JTC_PREEMPTED not in text.lower():
-                hold = '%s ended the goal (%s)' % (self.controller_name,
-                                                   result.error_string or text)
-        self._event('goal %s%s' % (ending, ': ' + result.error_string
+        jtc = None if downstream is None else JtcResult(
+            GOAL_STATUS.get(downstream.status, 'unknown'), downstream.result.error_code,
+            downstream.result.error_string)
+        ending = goal_ending(jtc, overdue=run.overdue, preempted=run.preempted,
+                             cancel_requested=upstream.is_cancel_requested,
+                             contact=run.reasons[0] if run.reasons else '',
+                             controller=self.controller_name, action=self._jtc_action)
+        if jtc is not None:
+            result.error_code = jtc.error_code
+        if ending.error_code is not None:
+            result.error_code = getattr(self._Action.Result, ending.error_code)
+        result.error_string = ending.error_string
+        {'succeeded': upstream.succeed, 'canceled': upstream.canceled}.get(
+            ending.status, upstream.abort)()
+        self._event('goal %s%s' % (ending.status, ': ' + result.error_string
                                    if result.error_string else ''))
-        if hold is not None and (self._run is run or self._run is None) and not run.reasons:
+        if ending.hold is not None and (self._run is run or self._run is None) and \
+                not run.reasons:
             pose = self._jtc_hold_pose() if downstream is not None else None
-            self._hold(hold + ('; at the pose JTC holds' if pose is not None else ''), pose)
-            self._settle = [hold, None]
+            self._hold(ending.hold + ('; at the pose JTC holds' if pose is not None else ''),
+                       pose)
+            self._settle = RestDetector(ending.hold)
         return result
-
-
-def _duration(seconds: float) -> Duration:
-    """Return builtin_interfaces/Duration of ``seconds`` (>= 0)."""
-    stamp = time_msg(seconds)
-    return Duration(sec=stamp.sec, nanosec=stamp.nanosec)
 
 
 def _hold_on_the_way_out(node: FeedforwardFilterNode) -> None:

@@ -25,6 +25,7 @@ import threading
 from typing import Any, Callable, Sequence
 
 from builtin_interfaces.msg import Duration
+from geometry_msgs.msg import WrenchStamped
 import numpy as np
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
@@ -41,7 +42,10 @@ class ChainWatch:
 
     ``states``: (stamp [s], positions, velocities) per /joint_states message, the joints in
     ``names``' order (joint_state_broadcaster lists them in its own); ``events``: the
-    filter's ``~/events`` lines; ``contacts``: (stamp [s], contact) per observer message.
+    filter's ``~/events`` lines; ``contacts``: (stamp [s], contact) per observer message;
+    ``residuals``: (stamp [s], strongest normalised residual) per observer message;
+    ``pushes``: (stamp [s], |force| [N]) per simulator ``~/applied_wrench`` message (the
+    simulator's own clock), which says that a push acted on the simulated arm and when.
     """
 
     def __init__(self, node: Any, names: Sequence[str]) -> None:
@@ -51,10 +55,13 @@ class ChainWatch:
         self.states: list = []
         self.events: list = []
         self.contacts: list = []
+        self.residuals: list = []
+        self.pushes: list = []
         node.create_subscription(JointState, '/joint_states', self._state, 100)
         node.create_subscription(String, '/feedforward_filter/events', self._event, 100)
         node.create_subscription(Contact, '/external_torque_observer/contact',
                                  self._contact, CONTACT_QOS)
+        node.create_subscription(WrenchStamped, '/simulator/applied_wrench', self._push, 100)
 
     def _state(self, msg: JointState) -> None:
         order = [list(msg.name).index(n) for n in self.names]
@@ -69,6 +76,14 @@ class ChainWatch:
     def _contact(self, msg: Contact) -> None:
         with self.lock:
             self.contacts.append((stamp_seconds(msg.header.stamp), bool(msg.contact)))
+            self.residuals.append((stamp_seconds(msg.header.stamp),
+                                   float(msg.strongest_normalized_residual)))
+
+    def _push(self, msg: WrenchStamped) -> None:
+        force = msg.wrench.force
+        with self.lock:
+            self.pushes.append((stamp_seconds(msg.header.stamp),
+                                float(np.linalg.norm([force.x, force.y, force.z]))))
 
     def since(self, stamp: float) -> tuple:
         """Return (stamps [s], positions, velocities) of the states stamped at or after it."""
