@@ -324,8 +324,8 @@ TRAJECTORY_TOLERANCE_RANGE = (0.05, 0.25)
 #: with the gains: within MoveIt's allowance (it cancels an execution running past 1.1 x its
 #: duration + 0.5 s) together with the time a goal takes to reach JTC through
 #: feedforward_filter, so a late goal fails as GOAL_TOLERANCE_VIOLATED, not as MoveIt's
-#: cancel. MoveIt sends no goal_time_tolerance, so this one applies. 0.5 s until round 14,
-#: which left 0.2 s for a goal of 2 s to reach JTC; by hand with a busy core, goals of the
+#: cancel. MoveIt sends no goal_time_tolerance, so this one applies. A goal time
+#: of 0.5 s left 0.2 s for a goal of 2 s to reach JTC; by hand with a busy core, goals of the
 #: endings campaign reached it more than 0.5 s after they were sent in 3 of 40.
 GOAL_TIME = 0.25
 STOPPED_VELOCITY_TOLERANCE = 0.05

@@ -97,10 +97,9 @@ def test_every_ending_through_the_real_jtc_leaves_the_arm_held(chain_launched):
             # the push's start on the joint states' clock (controller_manager's ROS time):
             # the ROS time the simulator gives in its answer (the push acts from its next
             # step, controller_manager reads that at its next update: a few ms later), never
-            # before the request. Until round 16 the newest stamp at the request was taken
-            # (the simulator's own stamps lag controller_manager's clock in lockstep), so
-            # the service's delay, up to 2.6 s on the loaded machine, counted as the
-            # observer's latency
+            # before the request. Not the newest stamp at the request (the simulator's own
+            # stamps lag controller_manager's clock in lockstep): with it the service's
+            # delay, up to 2.6 s on the loaded machine, counted as the observer's latency
             ros_time = push_ros_time(answer)
             return max(requested, ros_time if ros_time is not None else requested)
 

@@ -166,14 +166,14 @@ NODE_PRIORITY = 40
 MANAGER_ABOVE_NODES = 5
 #: How far above the nodes' priority the launch files run the simulator: it stands for the
 #: arm, which no node of the suite delays on a real robot. By hand with a busy core behind
-#: the real controller_manager (docs/ROS2_CONTROL.md, round 13): with the simulator at the
+#: the real controller_manager (docs/ROS2_CONTROL.md): with the simulator at the
 #: nodes' priority, 2 of 2 launches had cobot7's wrist joints oscillate under JTC's hold
 #: (up to 50 rad/s); 2 above, 0 of 5 launches (28 rounds of the endings test).
 SIMULATOR_ABOVE_NODES = 2
 #: How far above the nodes' priority control.launch.py runs feedforward_filter: a goal's
 #: acceptance waits for its goal callback (5 to 10 ms of work), which at the nodes' own
 #: priority queued behind the compensation and the observer. By hand behind the real
-#: controller_manager with a busy core (docs/ROS2_CONTROL.md, round 16), 15 goals each: the
+#: controller_manager with a busy core (docs/ROS2_CONTROL.md), 15 goals each: the
 #: callback took 10 to 133 ms of wall time at the nodes' priority, 8 to 25 ms one above.
 #: Its steady load is light (a joint-state copy per sample), below the simulator.
 FILTER_ABOVE_NODES = 1

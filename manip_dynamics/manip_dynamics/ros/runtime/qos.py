@@ -27,7 +27,7 @@ The QoS profiles the nodes share: one declaration per stream.
   that waits while the node's executor callbacks run (a goal callback took up to 0.33 s of
   wall time with a busy core). With ten messages kept, 20 ms at 500 Hz, the raised one is
   overwritten before it is read (test_contact_qos.py; the likely way a push flagged for 8 ms
-  did not stop its goal in round 16). The depth keeps every message that can still be acted on:
+  once did not stop its goal). The depth keeps every message that can still be acted on:
   :data:`CONTACT_DEPTH` covers ``MAX_CONTACT_AGE`` at :data:`MAX_CONTACT_RATE`.
 """
 
