@@ -427,6 +427,62 @@ def warm_model():
     return RobotModel.from_urdf_string(ARM_URDF)
 
 
+# ---------------------------------------------------------------------- one model, live
+def warm_up(model, *, acceleration_limit: float | None = None,
+            trajectories: bool = False) -> None:
+    """
+    Exercise ``model``'s kernels once, so a node's first message or request is fast.
+
+    The one place a node warms up (off its control loop, while it loads a model): the
+    numba kernels compile, or load from the disk cache, on their first call, from a
+    fraction of a second to tens of seconds; :func:`precompile` fills the cache, this loads
+    it for the model at hand.
+
+    :param model: The :class:`~manip_dynamics.RobotModel` (not modified): every dynamics
+        call once at q = 0 (a call that raises there, e.g. a singular M, has compiled all the
+        same).
+    :param acceleration_limit: With a value [rad/s^2 or m/s^2], also retime a tiny move
+        (:func:`manip_dynamics.planning.retime`): behind a controller_manager the first
+        untimed trajectory otherwise stopped trajectory_controller's commands for 0.2 s.
+        A too-weak arm is skipped (said again for a real trajectory).
+    :param trajectories: Also build and sample each kind of timed trajectory once
+        (:class:`manip_dynamics.control.TimedPoints`): the first one of a process imports
+        scipy.interpolate, which in ``make run`` on a loaded 2-core machine stopped the
+        commands for 1.2 s.
+    """
+    import numpy as np
+    zero = np.zeros(model.dof)
+    tip = model.tip_link or model.link_names[-1]
+    calls = (lambda: model.inverse_dynamics(zero, zero, zero),
+             lambda: model.gravity_torques(zero),
+             lambda: model.coriolis_torques(zero, zero),
+             lambda: model.friction_torques(zero),
+             lambda: model.mass_matrix(zero),
+             lambda: model.coriolis_matrix(zero, zero),
+             lambda: model.forward_dynamics(zero, zero, zero),
+             lambda: model.cartesian_dynamics(zero, zero, tip))
+    for call in calls:
+        try:
+            call()
+        except ValueError:
+            pass
+    if acceleration_limit:
+        from manip_dynamics.planning import retime
+        lower = np.where(np.isfinite(model.position_lower), model.position_lower, -1.0)
+        upper = np.where(np.isfinite(model.position_upper), model.position_upper, 1.0)
+        middle = 0.5 * (lower + upper)
+        try:
+            retime(model, np.vstack([middle, middle + 0.01 * (upper - lower)]),
+                   acceleration_limits=acceleration_limit)
+        except ValueError:
+            pass
+    if trajectories:
+        from manip_dynamics.control import TimedPoints
+        rows = np.zeros((2, model.dof))
+        for vel, acc in ((rows, rows), (rows, None), (None, None)):
+            TimedPoints([0.0, 0.1], rows, vel, acc).sample(np.array([0.05]))
+
+
 # ---------------------------------------------------------------------- precompile
 @dataclass
 class PrecompileReport:

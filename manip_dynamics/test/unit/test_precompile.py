@@ -154,3 +154,20 @@ def test_a_failing_step_is_reported_and_the_cache_not_marked_warm(monkeypatch):
     assert report.errors == {'boom': 'ValueError: bad sample state'}
     assert set(report.step_seconds) == {'boom', 'fine'}
     assert written == []
+
+
+def test_warm_up_loads_what_a_node_first_uses_off_its_loop():
+    # a fresh process: before the warm-up neither the retiming nor scipy's interpolation is
+    # loaded (what stopped trajectory_controller's commands for 0.2 s and 1.2 s on first use)
+    code = ('import sys; from manip_dynamics.bundled import urdf_path; '
+            'from manip_dynamics import RobotModel, precompile; '
+            'm = RobotModel.from_urdf_file(urdf_path("cobot7")); '
+            'names = ("manip_dynamics.planning.retiming", "scipy.interpolate"); '
+            'print([n in sys.modules for n in names]); '
+            'precompile.warm_up(m); print([n in sys.modules for n in names]); '
+            'precompile.warm_up(m, acceleration_limit=5.0, trajectories=True); '
+            'print([n in sys.modules for n in names])')
+    proc = subprocess.run([sys.executable, '-c', code], cwd=PACKAGE_ROOT, capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split('\n')[:3] == ['[False, False]', '[False, False]', '[True, True]']

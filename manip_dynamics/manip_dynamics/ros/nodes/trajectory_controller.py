@@ -73,6 +73,7 @@ from trajectory_msgs.msg import JointTrajectory
 from manip_dynamics.control.computed_torque import (
     ComputedTorqueController, JointImpedanceController, TimedPoints)
 from manip_dynamics.errors import InputError
+from manip_dynamics.precompile import warm_up
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.parameters.trajectory_controller import PARAMETERS
 from manip_dynamics.ros.runtime.conversions import (
@@ -334,50 +335,14 @@ class TrajectoryControllerNode(GuardedNode):
                          effort_scale=self.effort_scale,
                          max_tracking_error=self.max_tracking_error,
                          start_tolerance=self.start_tolerance)
-        self._warm_up_retiming(model)
-        self._warm_up_trajectories(model)
+        # retiming and timed trajectories once, off the control loop (precompile.warm_up)
+        warm_up(model, acceleration_limit=max(self.acceleration_limits)
+                if self.acceleration_limits else None, trajectories=True)
         with self._lock:
             self._model, self._index, self._controller = model, index, controller
             self._gate = self.gate_parameters.gate(model)
         self.get_logger().info('controlling joints %s, effort limits %s' % (
             names, np.round(controller.limits[index], 6).tolist()))
-
-    @staticmethod
-    def _warm_up_trajectories(model: RobotModel) -> None:
-        """
-        Build and sample each kind of timed trajectory once, off the control loop.
-
-        The first timed trajectory of a process imports scipy.interpolate: measured in
-        ``make run`` on a loaded 2-core machine, the control callback that received the first
-        move stopped the commands for 1.2 s (the simulator's command timeout then stopped the
-        arm).
-        """
-        zero = np.zeros((2, model.dof))
-        pose = np.zeros((2, model.dof))
-        for vel, acc in ((zero, zero), (zero, None), (None, None)):
-            TimedPoints([0.0, 0.1], pose, vel, acc).sample(np.array([0.05]))
-
-    def _warm_up_retiming(self, model: RobotModel) -> None:
-        """
-        Retime a tiny move once, so the first untimed trajectory does not stall the loop.
-
-        The first retime of a process loads its compiled kernels from the cache: measured
-        behind a controller_manager, the control callback that received the first untimed
-        trajectory stopped the commands for about 0.2 s.
-        """
-        if not self.acceleration_limits:
-            return
-        from manip_dynamics.planning import retime
-        lower = np.where(np.isfinite(model.position_lower), model.position_lower, -1.0)
-        upper = np.where(np.isfinite(model.position_upper), model.position_upper, 1.0)
-        middle = 0.5 * (lower + upper)
-        started = time.monotonic()
-        try:
-            retime(model, np.vstack([middle, middle + 0.01 * (upper - lower)]),
-                   acceleration_limits=max(self.acceleration_limits))
-        except ValueError as error:  # a too-weak arm: said again for a real trajectory
-            self.get_logger().debug('retiming warm-up: %s' % error)
-        self.get_logger().debug('retiming warm-up took %.3f s' % (time.monotonic() - started))
 
     # ------------------------------------------------------------------ control
     def joint_states_callback(self, msg: JointState) -> None:

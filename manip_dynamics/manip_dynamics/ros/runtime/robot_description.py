@@ -26,7 +26,6 @@ node rejects, is logged and the previous model is kept.
 from collections.abc import Callable
 import threading
 
-import numpy as np
 from rclpy.callback_groups import CallbackGroup
 from rclpy.clock import Clock as RosClock, ClockType
 from rclpy.node import Node
@@ -34,6 +33,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 
 from manip_dynamics.model.urdf_loader import precheck_urdf
+from manip_dynamics.precompile import warm_up
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.runtime.joint_dynamics_parameters import (
     apply_joint_dynamics, joint_dynamics_overrides)
@@ -56,33 +56,6 @@ NO_MODEL_MESSAGE = 'no robot model yet: set robot_description or publish /robot_
 
 ModelBuilder = Callable[[str], RobotModel]
 ModelAccepted = Callable[[RobotModel], None]
-
-
-def warm_up(model: RobotModel) -> None:
-    """
-    Call every dynamics kernel once at q = 0, so the first message or request is fast.
-
-    The numba kernels compile (or load from the on-disk cache) on their first call, which
-    takes from a fraction of a second to tens of seconds; a node does it while loading its
-    model rather than inside a control loop.
-
-    :param model: The model to exercise (not modified).
-    """
-    zero = np.zeros(model.dof)
-    tip = model.tip_link or model.link_names[-1]
-    calls = (lambda: model.inverse_dynamics(zero, zero, zero),
-             lambda: model.gravity_torques(zero),
-             lambda: model.coriolis_torques(zero, zero),
-             lambda: model.friction_torques(zero),
-             lambda: model.mass_matrix(zero),
-             lambda: model.coriolis_matrix(zero, zero),
-             lambda: model.forward_dynamics(zero, zero, zero),
-             lambda: model.cartesian_dynamics(zero, zero, tip))
-    for call in calls:
-        try:
-            call()
-        except ValueError:
-            pass  # e.g. a singular M at q = 0: the kernel is compiled all the same
 
 
 class RobotDescriptionSource:
