@@ -71,8 +71,8 @@ from manip_dynamics.ros.launch_support.launch_helpers import (
     MANAGER_ABOVE_NODES, manager_prefix, missing_executables, missing_message, NODE_PRIORITY,
     priority_above, robot_description, SIMULATOR_ABOVE_NODES, state_publisher_wanted)
 from manip_dynamics.ros.launch_support.launch_nodes import (
-    description_node, observer_node, remove_on_shutdown, rviz_node, share, stop_launch,
-    trajectory_nodes, viewer_node)
+    config_file, description_node, observer_node, remove_on_shutdown, rviz_node,
+    stop_launch, trajectory_nodes, viewer_node)
 from manip_dynamics.ros.launch_support.ros2_control_setup import (
     check_hardware, command_joint_names, controllers_parameters, EFFORT_CONTROLLER,
     EFFORT_CONTROLLER_PACKAGE,
@@ -237,7 +237,7 @@ def _nodes(context: LaunchContext) -> list:
         nodes.append(Node(
             package=PACKAGE, executable='gravity_compensation_node',
             name='gravity_compensation', output='screen', sigterm_timeout='5',
-            parameters=[share('config', 'gravity_compensation.yaml'),
+            parameters=[config_file('gravity_compensation.yaml'),
                         {'ramp_time': ramp_time, 'timeout': timeout,
                          'controller_name': EFFORT_CONTROLLER}, loop],
             on_exit=_stop('gravity_compensation_node')))
@@ -333,8 +333,7 @@ def generate_launch_description() -> LaunchDescription:
                                           'refused); 0: the normal scheduler' % (
                                               FILTER_ABOVE_NODES, SIMULATOR_ABOVE_NODES,
                                               MANAGER_ABOVE_NODES)),
-        DeclareLaunchArgument('simulator_config', default_value=share('config',
-                                                                      'simulator.yaml'),
+        DeclareLaunchArgument('simulator_config', default_value=config_file('simulator.yaml'),
                               description='Parameter file of simulator_node'),
         OpaqueFunction(function=_nodes),
     ])

@@ -26,22 +26,13 @@ rest of the system does. ``config`` (parameter file, default config/dynamics_nod
 ``node_name``. The launch ends when the node exits.
 """
 
-import os
-
-from ament_index_python.packages import get_package_share_directory
 from launch import LaunchContext, LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from manip_dynamics.ros.launch_support.launch_helpers import robot_description
-
-PACKAGE = 'manip_dynamics'
-
-
-def _share(*parts: str) -> str:
-    """Return a path inside this package's share directory."""
-    return os.path.join(get_package_share_directory(PACKAGE), *parts)
+from manip_dynamics.ros.launch_support.launch_nodes import config_file, PACKAGE
 
 
 def _nodes(context: LaunchContext) -> list:
@@ -72,7 +63,7 @@ def generate_launch_description() -> LaunchDescription:
             'robot', default_value='',
             description='A bundled arm by name (e.g. cobot7) instead of urdf'),
         DeclareLaunchArgument(
-            'config', default_value=_share('config', 'dynamics_node.yaml'),
+            'config', default_value=config_file('dynamics_node.yaml'),
             description='Parameter file of dynamics_node'),
         DeclareLaunchArgument('node_name', default_value='manip_dynamics',
                               description='Node name (service prefix)'),

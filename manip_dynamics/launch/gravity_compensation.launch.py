@@ -37,13 +37,13 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from manip_dynamics.ros.launch_support.launch_helpers import robot_description
-from manip_dynamics.ros.launch_support.launch_nodes import share as _share
+from manip_dynamics.ros.launch_support.launch_nodes import config_file
 from manip_dynamics.ros.launch_support.ros2_control_setup import command_joint_names
 
 PACKAGE = 'manip_dynamics'
 
 
-DEFAULT_CONFIG = _share('config', 'gravity_compensation.yaml')
+DEFAULT_CONFIG = config_file('gravity_compensation.yaml')
 
 
 def _nodes(context: LaunchContext) -> list:

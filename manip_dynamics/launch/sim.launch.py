@@ -49,7 +49,7 @@ from manip_dynamics.ros.launch_support.launch_helpers import (
     NODE_PRIORITY, priority_above, robot_description, SIMULATOR_ABOVE_NODES,
     state_publisher_wanted)
 from manip_dynamics.ros.launch_support.launch_nodes import (
-    description_node, rviz_node, share as _share, stop_launch, trajectory_nodes, viewer_node)
+    config_file, description_node, rviz_node, stop_launch, trajectory_nodes, viewer_node)
 from manip_dynamics.ros.launch_support.ros2_control_setup import command_joint_names
 from manip_dynamics.ros.parameters.simulator_node import LOOP_TIMEOUT
 
@@ -108,7 +108,7 @@ def _nodes(context: LaunchContext) -> list:
                           **priority_above(loop, SIMULATOR_ABOVE_NODES)}],
              on_exit=_stop('simulator_node')),
         Node(package=PACKAGE, executable='dynamics_node', name='manip_dynamics',
-             output='screen', parameters=[_share('config', 'dynamics_node.yaml'), follow],
+             output='screen', parameters=[config_file('dynamics_node.yaml'), follow],
              on_exit=_stop('dynamics_node')),
     ]
     if gravity_compensation:
@@ -116,7 +116,7 @@ def _nodes(context: LaunchContext) -> list:
             package=PACKAGE, executable='gravity_compensation_node',
             name='gravity_compensation', output='screen', sigterm_timeout='5',
             # A simulated arm needs no ramp-in (a real one does: keep the 2 s default).
-            parameters=[_share('config', 'gravity_compensation.yaml'),
+            parameters=[config_file('gravity_compensation.yaml'),
                         {'ramp_time': 0.0, 'timeout': timeout}, commanding],
             on_exit=_stop('gravity_compensation_node')))
     if trajectory_controller:
@@ -177,7 +177,7 @@ def generate_launch_description() -> LaunchDescription:
                                           'normal scheduler where refused); 0: the normal '
                                           'scheduler' % SIMULATOR_ABOVE_NODES),
         DeclareLaunchArgument('simulator_config',
-                              default_value=_share('config', 'simulator.yaml'),
+                              default_value=config_file('simulator.yaml'),
                               description='Parameter file of simulator_node'),
         OpaqueFunction(function=_nodes),
     ])

@@ -182,3 +182,29 @@ def test_a_bad_boolean_launch_argument_names_the_argument():
         lh.state_publisher_wanted('sometimes')
     assert lh.state_publisher_wanted('true') and not lh.state_publisher_wanted('false')
     assert isinstance(lh.state_publisher_wanted('auto'), bool)
+
+
+def test_a_config_file_missing_from_the_install_stops_the_launch(monkeypatch, tmp_path):
+    from manip_dynamics.ros.launch_support import launch_nodes
+    monkeypatch.setattr(launch_nodes, 'share', lambda *parts: str(tmp_path.joinpath(*parts)))
+    (tmp_path / 'config').mkdir()
+    (tmp_path / 'config' / 'simulator.yaml').write_text('{}')
+    assert launch_nodes.config_file('simulator.yaml').endswith('simulator.yaml')
+    with pytest.raises(RuntimeError, match='observer.yaml is missing.*colcon build'):
+        launch_nodes.config_file('observer.yaml')
+
+
+def test_every_config_file_the_launch_files_name_is_in_the_package() -> None:
+    import re
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    sources = [os.path.join(root, 'launch', name) for name in os.listdir(
+        os.path.join(root, 'launch'))] + [
+        os.path.join(root, 'manip_dynamics', 'ros', 'launch_support', 'launch_nodes.py')]
+    named = set()
+    for path in sources:
+        with open(path, encoding='utf-8') as stream:
+            named |= set(re.findall(r"config_file\('([^']+)'\)", stream.read()))
+    assert len(named) >= 5, named
+    missing = [name for name in sorted(named)
+               if not os.path.isfile(os.path.join(root, 'config', name))]
+    assert not missing, missing

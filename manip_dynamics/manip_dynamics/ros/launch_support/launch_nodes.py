@@ -41,6 +41,27 @@ def share(*parts: str) -> str:
     return os.path.join(get_package_share_directory(PACKAGE), *parts)
 
 
+def config_file(name: str) -> str:
+    """
+    Return the path of the package's ``config/<name>``, which must be installed.
+
+    launch_ros only warns about a parameter file that is not there ("Parameter file path is
+    not a file") and starts the node with its built-in defaults: behind a ``colcon build
+    --symlink-install`` done before a config file was added, the observer ran for hours
+    with defaults its own file replaces. So a missing file stops the launch, saying why.
+
+    :param name: The file's name, e.g. ``'simulator.yaml'``.
+    :raises RuntimeError: The installed package has no such file.
+    """
+    path = share('config', name)
+    if not os.path.isfile(path):
+        raise RuntimeError(
+            '%s is missing: the installed %s is older than its launch files (a file added '
+            'since the last build): build it again (colcon build) and source the workspace'
+            % (path, PACKAGE))
+    return path
+
+
 def stop_launch(what: str, launch_file: str) -> Any:
     """
     Return the action that ends the launch when a required process exits.
@@ -167,7 +188,7 @@ def trajectory_nodes(timeout: float, follow: dict[str, Any], on_exit: Any,
     return [
         Node(package=PACKAGE, executable='trajectory_controller',
              name='trajectory_controller', output='screen', sigterm_timeout='5',
-             parameters=[share('config', 'trajectory_controller.yaml'),
+             parameters=[config_file('trajectory_controller.yaml'),
                          {'timeout': timeout, 'acceleration_limits': [2.0]}, follow],
              on_exit=on_exit),
         observer_node(follow, observer),
@@ -185,5 +206,5 @@ def observer_node(follow: dict[str, Any], parameters: dict[str, Any]) -> Any:
     from launch_ros.actions import Node
     return Node(package=PACKAGE, executable='external_torque_observer',
                 name='external_torque_observer', output='screen',
-                parameters=[share('config', 'external_torque_observer.yaml'), follow,
+                parameters=[config_file('external_torque_observer.yaml'), follow,
                             parameters])
