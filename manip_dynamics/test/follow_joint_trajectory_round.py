@@ -199,11 +199,12 @@ def run_round(probe: Any, watch: ChainWatch, moveit: Any, model: Any, q0: np.nda
         out['flag_latency'] = (
             float(match.group(1)) - push_start(answer, requested) if match else None)
         false_contact = out['flag_latency'] is not None and out['flag_latency'] < 0.0
-        # the push taken after the second goal had ended (the service's delay on the loaded
-        # machine: up to 0.8 s): no goal to stop, not a miss of the contact stop; the step
-        # is tried once more then (an upper bound of the end: when the client had the result)
+        # the push taken after the second goal had ended, as a success or JTC's own abort
+        # (the service's delay on the loaded machine: up to 0.8 s): no goal to stop, not a
+        # miss of the contact stop; the step is tried once more then (the end's upper
+        # bound: when the client had the result)
         taken = push_ros_time(answer)
-        late_push = (second_goal.outcome() == 'SUCCEEDED' and taken is not None
+        late_push = (not false_contact and taken is not None
                      and second_goal.finished_ros is not None
                      and taken > second_goal.finished_ros)
         # JTC's path tolerance can see the push before the observer's flag reaches the

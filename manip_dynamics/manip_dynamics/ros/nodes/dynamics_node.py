@@ -30,48 +30,39 @@ import time
 import traceback
 from typing import Any
 
-from builtin_interfaces.msg import Time
-from geometry_msgs.msg import Point
 import numpy as np
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
-from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
-from visualization_msgs.msg import Marker, MarkerArray
+from visualization_msgs.msg import MarkerArray
 
 from manip_dynamics.algorithms.cartesian import DIRECTION_NAMES
 from manip_dynamics.control.feedforward import GRAVITY_MODES, joint_trajectory_with_feedforward
 from manip_dynamics.errors import InputError
-from manip_dynamics.identification.payload_window import (
-    estimate_payload_from_window, JointStateWindow)
+from manip_dynamics.identification.payload_window import JointStateWindow
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.parameters.dynamics_node import PARAMETERS
 from manip_dynamics.ros.runtime.conversions import (
-    flatten_row_major, from_model_order, joint_state_arrays, joint_state_message,
-    matrix_from_model_order, response_joint_names, stamp_seconds, to_model_order,
-    trajectory_to_arrays, trajectory_with_efforts, wrenches_to_dict)
+    acceleration_limits, flatten_row_major, from_model_order, joint_state_arrays,
+    joint_state_message, matrix_from_model_order, response_joint_names, stamp_seconds,
+    to_model_order, trajectory_to_arrays, trajectory_with_efforts, wrenches_to_dict)
 from manip_dynamics.ros.runtime.glitch_parameters import gate_parameters, held_back_or_implausible
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node
 from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
-from manip_dynamics.ros.runtime.payloads import apply_payload_request, Payloads, reapply_payloads
-from manip_dynamics.ros.runtime.qos import JOINT_STATES_QOS
+from manip_dynamics.ros.runtime.payloads import (
+    answer_estimate_payload, apply_payload_request, Payloads, reapply_payloads,
+    record_for_estimate)
+from manip_dynamics.ros.runtime.qos import JOINT_STATES_QOS, SERVICE_QOS
 from manip_dynamics.ros.runtime.robot_description import (
     model_builder, NO_MODEL_MESSAGE, RobotDescriptionSource)
 from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS, StartupError
+from manip_dynamics.ros.runtime.torque_markers import torque_markers
 from manip_dynamics_interfaces.srv import (
     ComputeTrajectoryEfforts, EstimatePayload, ForwardDynamics, GetCartesianDynamics,
     GetDynamicsTerms, InverseDynamics, RetimeTrajectory, SetPayload)
 
 #: Default node name (the executable is ``dynamics_node``).
 NODE_NAME = 'manip_dynamics'
-
-#: QoS of the services. rclpy's default keeps the last 10 requests: more than 10 clients
-#: calling while the node works on one long request (a large trajectory) would overwrite
-#: the oldest waiting requests, which are then never answered. Keeping 1000 bounds the
-#: memory and drops nothing at any realistic number of clients. (Calls lost by a client
-#: stalled under load are lost in that client's own reader: docs/ROS_API.md says which
-#: client QoS avoids it.)
-SERVICE_QOS = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
 
 #: Seconds between two warnings of the same kind about bad joint_states messages (each
 #: kind of problem has its own period: one bad message does not hide a different one).
@@ -173,7 +164,7 @@ class DynamicsNode(GuardedNode):
             gravity = model.gravity_torques(q)
             coriolis = (model.coriolis_torques(q, qd)
                         if qd is not None and self.gravity_pub is not None else None)
-            self._record(model, msg, q, qd)
+            record_for_estimate(self._window, model, msg, q, qd)
         except ValueError as error:
             self._throttle.warning('ignoring joint_states on %s: %s' % (
                 self.joint_states_topic, error))
@@ -189,53 +180,7 @@ class DynamicsNode(GuardedNode):
             now = time.monotonic()
             if now - self._last_marker_time >= 1.0 / self.marker_rate:
                 self._last_marker_time = now
-                self.marker_pub.publish(self.torque_markers(model, gravity))
-
-    def torque_markers(self, model: RobotModel, gravity: np.ndarray) -> MarkerArray:
-        """
-        Build one arrow and one text per joint showing its gravity torque.
-
-        Each marker is in the joint's child link frame (frame_id = link name, stamp zero so
-        RViz uses the newest transform from robot_state_publisher). The arrow lies along the
-        joint axis, pointing where the torque acts, ``marker_scale`` m per N m (or per N).
-
-        :param model: The robot model.
-        :param gravity: g(q) in model order [N m | N], shape (n,).
-        :return: The marker array (2 n markers).
-        """
-        out = MarkerArray()
-        for i, joint in enumerate(model.tree.joints):
-            tau = float(gravity[i])
-            unit = 'N' if joint.kind == 'prismatic' else 'N m'
-            axis = np.asarray(joint.axis, dtype=np.float64)
-            arrow = Marker()
-            arrow.header.frame_id = joint.child_link
-            arrow.header.stamp = Time()
-            arrow.ns = 'gravity_torque'
-            arrow.id = i
-            arrow.type = Marker.ARROW
-            arrow.action = Marker.ADD
-            arrow.pose.orientation.w = 1.0
-            tip = axis * tau * self.marker_scale
-            arrow.points = [Point(), Point(x=float(tip[0]), y=float(tip[1]), z=float(tip[2]))]
-            arrow.scale.x, arrow.scale.y, arrow.scale.z = 0.01, 0.02, 0.02
-            arrow.color.a = 1.0
-            rgb = (0.1, 0.8, 0.1) if tau >= 0.0 else (0.9, 0.2, 0.1)
-            arrow.color.r, arrow.color.g, arrow.color.b = rgb
-            text = Marker()
-            text.header = arrow.header
-            text.ns = 'gravity_torque_text'
-            text.id = i
-            text.type = Marker.TEXT_VIEW_FACING
-            text.action = Marker.ADD
-            text.pose.position.x, text.pose.position.y, text.pose.position.z = (
-                float(v) for v in tip + np.array([0.0, 0.0, 0.05]))
-            text.pose.orientation.w = 1.0
-            text.scale.z = 0.04
-            text.color.r = text.color.g = text.color.b = text.color.a = 1.0
-            text.text = '%s: %.2f %s' % (joint.name, tau, unit)
-            out.markers.extend([arrow, text])
-        return out
+                self.marker_pub.publish(torque_markers(model, gravity, self.marker_scale))
 
     # ------------------------------------------------------------------ services
     def _answer(self, service: str, handler: Callable, request: Any, response: Any) -> Any:
@@ -382,17 +327,8 @@ class DynamicsNode(GuardedNode):
             from manip_dynamics.ros.runtime.trajectory_player import trajectory_from_document
             order = list(req.waypoints.joint_names)
             _, q, _, _ = trajectory_to_arrays(model, req.waypoints)
-            acc = None
-            if len(req.acceleration_limits):
-                acc = to_model_order(model, order, req.acceleration_limits,
-                                     what='acceleration_limits')
-            elif len(self.acceleration_limits) == 1:
-                acc = self.acceleration_limits[0]
-            elif self.acceleration_limits:
-                if len(self.acceleration_limits) != model.dof:
-                    raise ValueError('parameter acceleration_limits has %d values for %d '
-                                     'joints' % (len(self.acceleration_limits), model.dof))
-                acc = np.array(self.acceleration_limits)
+            acc = acceleration_limits(model, order, req.acceleration_limits,
+                                      self.acceleration_limits)
             traj = retime(model, q, acceleration_limits=acc,
                           velocity_scale=req.velocity_scale or 1.0,
                           acceleration_scale=req.acceleration_scale or 1.0,
@@ -429,51 +365,12 @@ class DynamicsNode(GuardedNode):
                 resp.message, model.total_mass))
         return self._answer('set_payload', handler, request, response)
 
-    def _record(self, model: RobotModel, msg: JointState, q: np.ndarray,
-                qd: np.ndarray | None) -> None:
-        """
-        Keep a joint_states message (already read into ``q``, ``qd``) for ~/estimate_payload.
-
-        Its efforts are put in model order here; a message without an effort for every joint
-        is skipped. Time: the header stamp (the receive time when the stamp is zero).
-        """
-        if len(msg.effort) != len(msg.name) or not len(msg.name):
-            return
-        try:
-            effort = model.to_model_order(msg.name, msg.effort, what='effort',
-                                          allow_extra=True)
-        except ValueError:
-            return
-        t = stamp_seconds(msg.header.stamp)
-        self._window.add(t if t > 0.0 else time.monotonic(), q, qd, effort)
-
     def estimate_payload_callback(self, request: EstimatePayload.Request,
                                   response: EstimatePayload.Response
                                   ) -> EstimatePayload.Response:
         """Answer ~/estimate_payload from the recent joint_states (payload_window)."""
         def handler(model, req, resp):
-            est, static = estimate_payload_from_window(model, self._window, req.link,
-                                                       req.window_seconds)
-            resp.mass = float(est.mass)
-            resp.center_of_mass.x, resp.center_of_mass.y, resp.center_of_mass.z = (
-                float(v) for v in est.com)
-            (resp.ixx, resp.ixy, resp.ixz, resp.iyy, resp.iyz, resp.izz) = (
-                float(v) for v in est.inertia)
-            resp.samples = int(est.samples)
-            resp.inertia_estimated = bool(est.with_inertia)
-            resp.residual_rms = [float(v) for v in est.residual_rms]
-            text = '%.4g kg at (%.4g, %.4g, %.4g) m on %r from %d samples (%s)' % (
-                est.mass, *est.com, req.link, est.samples,
-                'static: mass and centre of mass' if static else
-                'with motion: inertia too' if est.with_inertia else 'with motion; %s'
-                % est.note)
-            if req.apply:
-                # the node re-applies it to every new model, like ~/set_payload
-                model.set_payload(req.link, est.mass, est.com, est.inertia)
-                self._payloads[req.link] = (float(est.mass), [float(v) for v in est.com],
-                                            [float(v) for v in est.inertia])
-                text = 'applied ' + text
-            resp.message = text
+            answer_estimate_payload(model, self._payloads, self._window, req, resp)
             self.get_logger().info('estimate_payload: %s' % resp.message)
         return self._answer('estimate_payload', handler, request, response)
 

@@ -438,3 +438,28 @@ def trajectory_with_efforts(trajectory: JointTrajectory, efforts: ArrayLike) -> 
     rows = map(flat.__getitem__, map(slice, starts, ends))
     deque(map(setattr, trajectory.points, repeat('effort'), rows), maxlen=0)
     return trajectory
+
+
+def acceleration_limits(model: RobotModel, order: Sequence[str], requested: Sequence[float],
+                        configured: Sequence[float]) -> float | NDArray[np.float64] | None:
+    """
+    Return the acceleration limits a request asks for, else the node's parameter.
+
+    :param order: The request's joint order (empty: model order).
+    :param requested: The request's per-joint limits in ``order`` [rad/s^2 or m/s^2], or
+        empty.
+    :param configured: The parameter: empty (none), one value for every joint, or one per
+        joint in model order.
+    :return: None, a scalar, or shape (dof,) in model order.
+    :raises ValueError: Wrong lengths, naming the request field or the parameter.
+    """
+    if len(requested):
+        return to_model_order(model, order, requested, what='acceleration_limits')
+    if len(configured) == 1:
+        return float(configured[0])
+    if not len(configured):
+        return None
+    if len(configured) != model.dof:
+        raise ValueError('parameter acceleration_limits has %d values for %d joints'
+                         % (len(configured), model.dof))
+    return np.array(configured, dtype=np.float64)

@@ -12,13 +12,24 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Payload handling shared by the nodes: start-up parameters, ~/set_payload, re-applying."""
+"""
+Payload handling shared by the nodes.
 
+Start-up parameters, ~/set_payload, re-applying to a new model, and dynamics_node's
+~/estimate_payload from its recent joint states.
+"""
+
+import time
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
 from rclpy.impl.rcutils_logger import RcutilsLogger
 
+from manip_dynamics.identification.payload_window import (
+    estimate_payload_from_window, JointStateWindow)
 from manip_dynamics.robot_model import RobotModel
+from manip_dynamics.ros.runtime.conversions import stamp_seconds
 from manip_dynamics.ros.runtime.parameter_spec import NodeParameters
 from manip_dynamics.ros.runtime.startup import StartupError
 
@@ -90,3 +101,59 @@ def apply_payload_request(model: RobotModel, payloads: Payloads, request: Any) -
         return 'removed the payload of link %r' % request.link
     payloads[request.link] = (float(request.mass), com, inertia)
     return 'payload of %g kg on link %r' % (request.mass, request.link)
+
+
+def record_for_estimate(window: JointStateWindow, model: RobotModel, msg: Any,
+                        q: NDArray[np.float64], qd: NDArray[np.float64] | None) -> None:
+    """
+    Keep a joint_states message (already read into ``q``, ``qd``) for ~/estimate_payload.
+
+    Its efforts are put in model order here; a message without an effort for every joint
+    is skipped. Time: the header stamp (the receive time when the stamp is zero).
+
+    :param msg: sensor_msgs/JointState.
+    :param q: Its positions, model order, shape (dof,) [rad or m].
+    :param qd: Its velocities likewise [rad/s or m/s], or None.
+    """
+    if len(msg.effort) != len(msg.name) or not len(msg.name):
+        return
+    try:
+        effort = model.to_model_order(msg.name, msg.effort, what='effort', allow_extra=True)
+    except ValueError:
+        return
+    t = stamp_seconds(msg.header.stamp)
+    window.add(t if t > 0.0 else time.monotonic(), q, qd, effort)
+
+
+def answer_estimate_payload(model: RobotModel, payloads: Payloads, window: JointStateWindow,
+                            request: Any, response: Any) -> None:
+    """
+    Fill an EstimatePayload response from the recent joint states; apply it if asked.
+
+    The estimate is :func:`~manip_dynamics.identification.payload_window.
+    estimate_payload_from_window` (static: mass and centre of mass; with motion: the
+    inertia too). With ``request.apply`` the payload is set on ``model`` and kept in
+    ``payloads``, so it is re-applied to every new model like one from ~/set_payload.
+
+    :raises ValueError: Not enough or unusable data (the estimator's message).
+    """
+    est, static = estimate_payload_from_window(model, window, request.link,
+                                               request.window_seconds)
+    response.mass = float(est.mass)
+    response.center_of_mass.x, response.center_of_mass.y, response.center_of_mass.z = (
+        float(v) for v in est.com)
+    (response.ixx, response.ixy, response.ixz, response.iyy, response.iyz, response.izz) = (
+        float(v) for v in est.inertia)
+    response.samples = int(est.samples)
+    response.inertia_estimated = bool(est.with_inertia)
+    response.residual_rms = [float(v) for v in est.residual_rms]
+    text = '%.4g kg at (%.4g, %.4g, %.4g) m on %r from %d samples (%s)' % (
+        est.mass, *est.com, request.link, est.samples,
+        'static: mass and centre of mass' if static else
+        'with motion: inertia too' if est.with_inertia else 'with motion; %s' % est.note)
+    if request.apply:
+        model.set_payload(request.link, est.mass, est.com, est.inertia)
+        payloads[request.link] = (float(est.mass), [float(v) for v in est.com],
+                                  [float(v) for v in est.inertia])
+        text = 'applied ' + text
+    response.message = text

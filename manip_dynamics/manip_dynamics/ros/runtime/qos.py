@@ -29,6 +29,12 @@ The QoS profiles the nodes share: one declaration per stream.
   overwritten before it is read (test_contact_qos.py; the likely way a push flagged for 8 ms
   once did not stop its goal). The depth keeps every message that can still be acted on:
   :data:`CONTACT_DEPTH` covers ``MAX_CONTACT_AGE`` at :data:`MAX_CONTACT_RATE`.
+* :data:`SERVICE_QOS`: dynamics_node's services. rclpy's default keeps the last 10 requests:
+  more than 10 clients calling while the node works on one long request (a large
+  trajectory) would overwrite the oldest waiting requests, which are then never answered.
+  Keeping 1000 bounds the memory and drops nothing at any realistic number of clients.
+  (Calls lost by a client stalled under load are lost in that client's own reader:
+  docs/ROS_API.md says which client QoS avoids it.)
 """
 
 import math
@@ -49,3 +55,4 @@ CONTACT_DEPTH = int(math.ceil(MAX_CONTACT_AGE * MAX_CONTACT_RATE))
 JOINT_STATES_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 COMMANDS_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 CONTACT_QOS = QoSProfile(depth=CONTACT_DEPTH, reliability=ReliabilityPolicy.RELIABLE)
+SERVICE_QOS = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
