@@ -67,9 +67,10 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from manip_dynamics.ros.launch_support.launch_helpers import (
-    executable_path, FILTER_ABOVE_NODES, is_true, LaunchArgumentError, loop_priority,
-    MANAGER_ABOVE_NODES, manager_prefix, missing_executables, missing_message, NODE_PRIORITY,
-    priority_above, robot_description, SIMULATOR_ABOVE_NODES, state_publisher_wanted)
+    COMPENSATION_ABOVE_NODES, executable_path, FILTER_ABOVE_NODES, is_true,
+    LaunchArgumentError, loop_priority, MANAGER_ABOVE_NODES, manager_prefix,
+    missing_executables, missing_message, NODE_PRIORITY, priority_above, robot_description,
+    SIMULATOR_ABOVE_NODES, state_publisher_wanted)
 from manip_dynamics.ros.launch_support.launch_nodes import (
     config_file, description_node, observer_node, remove_on_shutdown, rviz_node,
     stop_launch, trajectory_nodes, viewer_node)
@@ -239,7 +240,8 @@ def _nodes(context: LaunchContext) -> list:
             name='gravity_compensation', output='screen', sigterm_timeout='5',
             parameters=[config_file('gravity_compensation.yaml'),
                         {'ramp_time': ramp_time, 'timeout': timeout,
-                         'controller_name': EFFORT_CONTROLLER}, loop],
+                         'controller_name': EFFORT_CONTROLLER}, follow,
+                        priority_above(priority, COMPENSATION_ABOVE_NODES)],
             on_exit=_stop('gravity_compensation_node')))
     # behind the controller_manager a command acts about 1.5 update cycles after it is sent
     delay = arg('observer_command_delay').strip()

@@ -129,8 +129,12 @@ def test_the_simulator_and_the_filter_outrank_the_nodes_and_not_controller_manag
     nodes = lh.loop_priority(str(lh.NODE_PRIORITY))
     simulator = lh.priority_above(nodes, lh.SIMULATOR_ABOVE_NODES)['thread_priority']
     gate = lh.priority_above(nodes, lh.FILTER_ABOVE_NODES)['thread_priority']
+    holder = lh.priority_above(nodes, lh.COMPENSATION_ABOVE_NODES)['thread_priority']
     assert lh.NODE_PRIORITY < gate < simulator < lh.NODE_PRIORITY + lh.MANAGER_ABOVE_NODES
-    for above in (lh.SIMULATOR_ABOVE_NODES, lh.FILTER_ABOVE_NODES):
+    # the node that holds the arm outranks the observer, which only watches
+    assert lh.NODE_PRIORITY < holder < simulator
+    for above in (lh.SIMULATOR_ABOVE_NODES, lh.FILTER_ABOVE_NODES,
+                  lh.COMPENSATION_ABOVE_NODES):
         assert lh.priority_above({'thread_priority': 0}, above) == {'thread_priority': 0}
         assert lh.priority_above({'thread_priority': 99}, above) == {'thread_priority': 99}
 

@@ -177,6 +177,15 @@ SIMULATOR_ABOVE_NODES = 2
 #: callback took 10 to 133 ms of wall time at the nodes' priority, 8 to 25 ms one above.
 #: Its steady load is light (a joint-state copy per sample), below the simulator.
 FILTER_ABOVE_NODES = 1
+#: How far above the nodes' priority (the observer's) control.launch.py runs
+#: gravity_compensation_node: it holds the arm while JTC is inactive, and
+#: ForwardCommandController applies its last command until a new one comes. By hand behind
+#: the real controller_manager with a busy core (the host's load average 11 to 19), at the
+#: observer's priority it sent 1 to 243 of the about 550 commands of the first 1.1 s after
+#: a switch from JTC, and the arm, held by the torque of a pose it had left, fell (over 2.9
+#: rad/s, up to 26) in 3 of 15 and in 2 of 14 switches; one above, the filter's level, 0 of
+#: 8 (at most 1.3 rad/s; the 9th switch was not answered by controller_manager).
+COMPENSATION_ABOVE_NODES = 1
 
 
 def fifo_permitted(priority: int) -> bool:
