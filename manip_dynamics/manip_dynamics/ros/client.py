@@ -47,7 +47,8 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from manip_dynamics.ros.runtime.conversions import stamp_seconds, time_msg, unflatten_row_major
+from manip_dynamics.ros.runtime.conversions import (
+    duration_msg, stamp_seconds, unflatten_row_major)
 
 FloatArray = NDArray[np.float64]
 
@@ -249,7 +250,6 @@ class DynamicsClient:
         :param times: Time from start of each point [s], shape (N,), increasing.
         :param positions: Shape (N, n); ``velocities``/``accelerations`` the same or None.
         """
-        from builtin_interfaces.msg import Duration
         from manip_dynamics_interfaces.srv import ComputeTrajectoryEfforts
         from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
         times = np.asarray(times, dtype=np.float64).ravel()
@@ -263,14 +263,13 @@ class DynamicsClient:
                     name, np.shape(values), positions.shape))
         trajectory = JointTrajectory(joint_names=self.joint_names)
         for k, t in enumerate(times):
-            when = time_msg(float(t))   # a Duration has a Time's fields
             trajectory.points.append(JointTrajectoryPoint(
                 positions=_floats(positions[k], 'positions'),
                 velocities=_floats(None if velocities is None else
                                    np.asarray(velocities)[k], 'velocities'),
                 accelerations=_floats(None if accelerations is None else
                                       np.asarray(accelerations)[k], 'accelerations'),
-                time_from_start=Duration(sec=when.sec, nanosec=when.nanosec)))
+                time_from_start=duration_msg(float(t))))
         response = self.call(ComputeTrajectoryEfforts, 'trajectory_efforts',
                              ComputeTrajectoryEfforts.Request(
                                  trajectory=trajectory, include_friction=include_friction))

@@ -219,3 +219,12 @@ def test_trajectory_point_limit(arm, monkeypatch) -> None:
     monkeypatch.setattr(conv, 'MAX_TRAJECTORY_POINTS', 3)
     with pytest.raises(InputError, match='at most 3 are accepted'):
         conv.trajectory_to_arrays(arm, _traj([], [{'positions': [0.1] * 7}] * 4))
+
+
+def test_duration_msg_splits_seconds_and_carries_a_full_second():
+    assert (conv.duration_msg(2.25).sec, conv.duration_msg(2.25).nanosec) == (2, 250_000_000)
+    assert (conv.duration_msg(0.0).sec, conv.duration_msg(0.0).nanosec) == (0, 0)
+    # 0.9999999999 s rounds to 1e9 ns: carried into the seconds, never nanosec = 1e9
+    carried = conv.duration_msg(0.9999999999)
+    assert (carried.sec, carried.nanosec) == (1, 0)
+    assert type(carried).__name__ == 'Duration'

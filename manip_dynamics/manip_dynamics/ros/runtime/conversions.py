@@ -32,7 +32,7 @@ from itertools import repeat
 import math
 from operator import attrgetter
 
-from builtin_interfaces.msg import Time
+from builtin_interfaces.msg import Duration, Time
 from geometry_msgs.msg import Wrench, WrenchStamped
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -59,6 +59,17 @@ def time_msg(seconds: float) -> Time:
         sec += 1
         nanosec -= 1_000_000_000
     return Time(sec=sec, nanosec=nanosec)
+
+
+def duration_msg(seconds: float) -> Duration:
+    """
+    Convert a span in seconds to builtin_interfaces/Duration (e.g. a ``time_from_start``).
+
+    :param seconds: Span [s], >= 0.
+    :return: The message, rounded to the nanosecond as :func:`time_msg`.
+    """
+    stamp = time_msg(seconds)
+    return Duration(sec=stamp.sec, nanosec=stamp.nanosec)
 
 
 def stamp_seconds(stamp: Time) -> float:

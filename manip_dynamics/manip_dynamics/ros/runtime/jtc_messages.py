@@ -31,21 +31,16 @@ from typing import Any
 from builtin_interfaces.msg import Duration
 import numpy as np
 from numpy.typing import NDArray
+from rcl_interfaces.msg import Log
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from manip_dynamics.control.plan_feedforward import hold_efforts, PlannedMotion
 from manip_dynamics.robot_model import RobotModel
-from manip_dynamics.ros.runtime.conversions import time_msg
+from manip_dynamics.ros.runtime.conversions import duration_msg
 
 #: JTC's log lines kept to explain a refusal, and how recent one must be [s of wall time].
 JTC_LOG_LINES = 8
 JTC_LOG_AGE = 2.0
-
-
-def _duration(seconds: float) -> Duration:
-    """Return builtin_interfaces/Duration of ``seconds`` (>= 0)."""
-    stamp = time_msg(seconds)
-    return Duration(sec=stamp.sec, nanosec=stamp.nanosec)
 
 
 def plan_message(plan: PlannedMotion, feedforward: bool) -> JointTrajectory:
@@ -62,7 +57,7 @@ def plan_message(plan: PlannedMotion, feedforward: bool) -> JointTrajectory:
             positions=plan.positions[k].tolist(), velocities=plan.velocities[k].tolist(),
             accelerations=plan.accelerations[k].tolist(),
             effort=plan.efforts[k].tolist() if feedforward else [],
-            time_from_start=_duration(float(t))))
+            time_from_start=duration_msg(float(t))))
     return msg
 
 
@@ -115,7 +110,6 @@ class JtcLog:
 
     def note(self, msg: Any) -> None:
         """Keep ``msg`` if it is one of JTC's error lines (level ERROR or worse)."""
-        from rcl_interfaces.msg import Log
         if msg.level >= Log.ERROR and msg.name.split('.')[-1] == self.controller_name:
             self._lines.append((time.monotonic(), msg.msg))
 

@@ -24,14 +24,13 @@ planner's kinematically timed plan.
 import threading
 from typing import Any, Callable, Sequence
 
-from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import WrenchStamped
 import numpy as np
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from manip_dynamics.ros.runtime.conversions import stamp_seconds
+from manip_dynamics.ros.runtime.conversions import duration_msg, stamp_seconds
 from manip_dynamics.ros.runtime.qos import CONTACT_QOS
 from manip_dynamics_interfaces.msg import Contact
 
@@ -121,12 +120,11 @@ def continuation_plan(names: Sequence[str], qa: np.ndarray, va: np.ndarray, qb: 
     c5 = (6 * d - 3 * va * T) / T ** 5
     msg = JointTrajectory(joint_names=list(names))
     for t in np.linspace(0.0, T, points):
-        sec, nanosec = divmod(int(round((t + lead) * 1e9)), 1_000_000_000)
         msg.points.append(JointTrajectoryPoint(
             positions=(qa + va * t + c3 * t ** 3 + c4 * t ** 4 + c5 * t ** 5).tolist(),
             velocities=(va + 3 * c3 * t ** 2 + 4 * c4 * t ** 3 + 5 * c5 * t ** 4).tolist(),
             accelerations=(6 * c3 * t + 12 * c4 * t ** 2 + 20 * c5 * t ** 3).tolist(),
-            time_from_start=Duration(sec=sec, nanosec=nanosec)))
+            time_from_start=duration_msg(float(t + lead))))
     msg.points[-1].velocities = [0.0] * len(names)
     return msg
 
@@ -148,11 +146,10 @@ def quintic_plan(names: Sequence[str], qa: np.ndarray, qb: np.ndarray, duration:
     hdd = (60 * s - 180 * s ** 2 + 120 * s ** 3) / duration ** 2
     msg = JointTrajectory(joint_names=list(names))
     for k in range(points):
-        sec, nanosec = divmod(int(round(t[k] * 1e9)), 1_000_000_000)
         msg.points.append(JointTrajectoryPoint(
             positions=(qa + h[k] * (qb - qa)).tolist(), velocities=(hd[k] * (qb - qa)).tolist(),
             accelerations=(hdd[k] * (qb - qa)).tolist(),
-            time_from_start=Duration(sec=sec, nanosec=nanosec)))
+            time_from_start=duration_msg(float(t[k]))))
 
     def desired(tt: np.ndarray) -> np.ndarray:
         return qa + np.interp(tt, t, h)[:, None] * (qb - qa)
