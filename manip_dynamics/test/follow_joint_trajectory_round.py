@@ -34,7 +34,7 @@ import re
 from typing import Any, Callable
 
 import numpy as np
-from ros_test_support import call_service, push_ros_time, wait_simulated, wait_until
+from ros_test_support import call_service, wait_simulated, wait_until
 
 from manip_dynamics.ros.testing.chain_watch import (
     ChainWatch, continuation_plan, quintic_plan, quintic_state)
@@ -124,6 +124,29 @@ def push_seen(watch: ChainWatch, requested: float, answer: Any) -> str:
                 answer.message))
 
 
+def push_after_end(watch: ChainWatch, endings_before: int, taken: float,
+                   timeout: float = 5.0) -> bool:
+    """
+    Say whether a push came after the filter had ended the goal it was meant to stop.
+
+    :param endings_before: How many goal endings the filter had announced before that goal
+        was sent: its ending is the first one after them that is not the preemption of the
+        goal it replaced.
+    :param taken: When the push began, on the arm's clock [s] (the joint states').
+    :returns: True when the push began, or the first contact flag raised after it was
+        stamped, after the filter's ending of that goal (on the same clock).
+    """
+    def ending() -> tuple | None:
+        later = watch.goal_endings()[endings_before:]
+        return next((e for e in later if 'preempted' not in e[2]), None)
+    wait_until(lambda: ending() is not None, timeout,
+               'the filter announced no ending of the goal: %s' % watch.events[-4:])
+    end = ending()[0]
+    with watch.lock:
+        flags = [stamp for stamp, contact in watch.contacts if contact and stamp >= taken]
+    return taken > end or (bool(flags) and flags[0] > end)
+
+
 def ended_at(watch: ChainWatch, execution, timeout: float = 30.0) -> float:
     """Wait for ``execution`` to end; return the simulated time it was seen ended."""
     wait_until(execution.done.is_set, timeout, 'the goal did not end: %s' % execution)
@@ -173,6 +196,7 @@ def run_round(probe: Any, watch: ChainWatch, moveit: Any, model: Any, q0: np.nda
         # reference)
         q, v = quintic_state(here, q0 + MOVE, PLAN_TIME,
                              watch.last()[0] - first_goal.sent + LEAD)
+        endings_before = len(watch.goal_endings())
         second_goal = moveit.execute(continuation_plan(names, q, v, q0 + 0.5 * MOVE,
                                                        PLAN_TIME, lead=LEAD))
         out['preempted'] = (moveit.wait(first_goal, 30.0), first_goal.error_code,
@@ -199,14 +223,14 @@ def run_round(probe: Any, watch: ChainWatch, moveit: Any, model: Any, q0: np.nda
         out['flag_latency'] = (
             float(match.group(1)) - push_start(answer, requested) if match else None)
         false_contact = out['flag_latency'] is not None and out['flag_latency'] < 0.0
-        # the push taken after the second goal had ended, as a success or JTC's own abort
-        # (the service's delay on the loaded machine: up to 0.8 s): no goal to stop, not a
-        # miss of the contact stop; the step is tried once more then (the end's upper
-        # bound: when the client had the result)
-        taken = push_ros_time(answer)
-        late_push = (not false_contact and taken is not None
-                     and second_goal.finished_ros is not None
-                     and taken > second_goal.finished_ros)
+        # the push taken, or its first flag raised, after the filter had ended the second
+        # goal (a success or JTC's own abort; the service's delay on the loaded machine: up
+        # to 0.8 s): no goal to stop, not a miss of the contact stop; the step is tried
+        # once more then. The end is the filter's own time of it (its ending event), not
+        # when the client had the result (up to 0.3 s later by hand)
+        late_push = (match is None and not false_contact
+                     and push_after_end(watch, endings_before,
+                                        push_start(answer, requested)))
         # JTC's path tolerance can see the push before the observer's flag reaches the
         # filter (by hand with a busy core, 1 in about 20 rounds): JTC's own ending, the arm
         # held by the filter as after any abort; the step is tried once more then

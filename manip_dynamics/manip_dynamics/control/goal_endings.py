@@ -21,7 +21,8 @@ result, the status the planner's goal ends with (the one JTC itself would give),
 code and text, and whether the arm must be held where it stopped: after every ending that is
 not a success, except a preemption (the goal that preempted it moves the arm) and a contact
 stop (held when the contact was seen). :class:`RestDetector` tells when the arm has come to
-rest after a stop, where the node holds it once more.
+rest after a stop, where the node holds it once more. :func:`ending_line` is the line the
+node announces an ending with, :func:`read_ending_line` reads it back.
 
 Error codes are the names of control_msgs/FollowJointTrajectory's result constants
 (``SUCCESSFUL``, ``INVALID_GOAL``, ``PATH_TOLERANCE_VIOLATED``, ``GOAL_TOLERANCE_VIOLATED``),
@@ -29,6 +30,7 @@ statuses those of action_msgs/GoalStatus in lower case.
 """
 
 from dataclasses import dataclass
+import re
 
 import numpy as np
 from numpy.typing import NDArray
@@ -40,6 +42,30 @@ JTC_PREEMPTED = 'preempted by new incoming action'
 #: SETTLED_TIME from one pose for SETTLED_TIME [s] (SETTLED_SPEED in rad/s or m/s).
 SETTLED_SPEED = 0.01
 SETTLED_TIME = 0.05
+
+
+#: :func:`ending_line`'s form: status, stamp [s], and the result's text after a colon.
+_ENDING_LINE = re.compile(r'^goal (\w+) at stamp (-?[0-9.]+) s(?:: (.*))?$', re.S)
+
+
+def ending_line(status: str, stamp: float, text: str) -> str:
+    """
+    Return the line that announces a goal's ending, e.g. ``goal aborted at stamp 12.345 s: ...``.
+
+    :param status: How the goal ended (:class:`Ending`'s ``status``).
+    :param stamp: When, on the arm's clock [s]: the newest joint state's stamp as the goal
+        ended (a contact flag stamped later has no goal to stop).
+    :param text: The result's error text ('' for none).
+    """
+    return 'goal %s at stamp %.3f s%s' % (status, stamp, ': ' + text if text else '')
+
+
+def read_ending_line(line: str) -> tuple[str, float, str] | None:
+    """Return (status, stamp [s], text) of an :func:`ending_line`, None for another line."""
+    found = _ENDING_LINE.match(line)
+    if found is None:
+        return None
+    return found.group(1), float(found.group(2)), found.group(3) or ''
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ preemption (the new goal moves it) and a contact stop (held when the contact was
 import numpy as np
 
 from manip_dynamics.control.goal_endings import (
-    goal_ending, JTC_PREEMPTED, JtcResult, RestDetector, SETTLED_SPEED, SETTLED_TIME)
+    ending_line, goal_ending, JTC_PREEMPTED, JtcResult, read_ending_line, RestDetector,
+    SETTLED_SPEED, SETTLED_TIME)
 
 SUCCESS = JtcResult('succeeded', 0, 'Goal successfully reached!')
 ABORTED_GOAL_TIME = JtcResult('aborted', -5, 'Aborted due to goal_time_tolerance exceeding')
@@ -107,3 +108,16 @@ def test_rest_needs_the_pose_kept_for_the_settling_time():
     assert not detector.update(moved, q + 2 * radius)
     assert not detector.update(moved + SETTLED_TIME - step, q + 2 * radius)
     assert detector.update(moved + SETTLED_TIME, q + 2 * radius)
+
+
+def test_an_ending_line_reads_back_and_other_lines_do_not():
+    text = 'contact: strongest joint j2 at 5.70 of its threshold (stamp 12.500 s); stopped'
+    line = ending_line('aborted', 1764383403.1234, text)
+    assert line.startswith('goal aborted at stamp 1764383403.123 s: contact')
+    status, stamp, back = read_ending_line(line)
+    assert (status, back) == ('aborted', text)
+    assert abs(stamp - 1764383403.1234) <= 5e-4
+    assert read_ending_line(ending_line('succeeded', 3.0, '')) == ('succeeded', 3.0, '')
+    for other in ('hold: the contact has ended', 'goal accepted: 2.0 s plan',
+                  'goal aborted: no stamp'):
+        assert read_ending_line(other) is None

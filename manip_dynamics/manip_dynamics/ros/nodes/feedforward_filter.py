@@ -54,7 +54,8 @@ from std_msgs.msg import String
 from trajectory_msgs.msg import JointTrajectory
 
 from manip_dynamics.control.gains import GOAL_TIME
-from manip_dynamics.control.goal_endings import goal_ending, JtcResult, RestDetector
+from manip_dynamics.control.goal_endings import (
+    ending_line, goal_ending, JtcResult, RestDetector)
 from manip_dynamics.control.plan_feedforward import (
     plan_with_feedforward, PlannedMotion, PlanRefused)
 from manip_dynamics.control.trajectory_goal import read_trajectory_goal
@@ -727,8 +728,9 @@ class FeedforwardFilterNode(GuardedNode):
         result.error_string = ending.error_string
         {'succeeded': upstream.succeed, 'canceled': upstream.canceled}.get(
             ending.status, upstream.abort)()
-        self._event('goal %s%s' % (ending.status, ': ' + result.error_string
-                                   if result.error_string else ''))
+        # when, on the arm's clock (the newest joint state's stamp), the filter ended it:
+        # a contact flag stamped later has no goal of the filter's to stop
+        self._event(ending_line(ending.status, self._stamp, result.error_string))
         if ending.hold is not None and (self._run is run or self._run is None) and \
                 not run.reasons:
             pose = self._jtc_hold_pose() if downstream is not None else None

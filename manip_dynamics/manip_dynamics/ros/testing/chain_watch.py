@@ -30,6 +30,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
+from manip_dynamics.control.goal_endings import read_ending_line
 from manip_dynamics.ros.runtime.conversions import duration_msg, stamp_seconds
 from manip_dynamics.ros.runtime.qos import CONTACT_QOS
 from manip_dynamics_interfaces.msg import Contact
@@ -90,6 +91,19 @@ class ChainWatch:
             rows = [s for s in self.states if s[0] >= stamp]
         return (np.array([r[0] for r in rows]), np.array([r[1] for r in rows]),
                 np.array([r[2] for r in rows]))
+
+    def goal_endings(self) -> list:
+        """
+        Return the filter's goal endings so far: (stamp [s], status, text) each, in order.
+
+        The stamp is the newest joint state's when the filter ended the goal (its
+        ``~/events`` line says so), on the arm's clock as the contact flags are: a flag
+        stamped later has no goal of the filter's to stop.
+        """
+        with self.lock:
+            lines = list(self.events)
+        found = (read_ending_line(line) for line in lines)
+        return [(stamp, status, text) for status, stamp, text in filter(None, found)]
 
     def last(self) -> tuple:
         """Return the newest state received: (stamp [s], positions, velocities)."""

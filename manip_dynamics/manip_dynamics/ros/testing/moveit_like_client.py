@@ -57,7 +57,6 @@ class Execution:
     error_code: int | None = None
     error_string: str = ''
     canceled_by_monitor: bool = False
-    finished_ros: float | None = None   # the node's ROS time when the result arrived [s]
     handle: Any = None
     log: list = field(default_factory=list)
     done: threading.Event = field(default_factory=threading.Event)
@@ -135,7 +134,6 @@ class MoveItLikeClient:
             execution.handle = handle
             self.running.append(execution)
             response = await handle.get_result_async()
-            execution.finished_ros = self.node.get_clock().now().nanoseconds * 1e-9
             execution.status = response.status
             execution.error_code = response.result.error_code
             execution.error_string = response.result.error_string
