@@ -55,7 +55,7 @@ from manip_dynamics.model import load_urdf_string, RigidBodyTree
 from manip_dynamics.model.rigid_body_tree import massless_joint_warning
 from manip_dynamics.model.urdf_loader import (
     dangling_mimic_warning, inertia_warning, links_above_actuated_joints,
-    MOVING_JOINT_TYPES, parse_urdf, read_urdf_file)
+    MOVING_JOINT_TYPES, parse_urdf, read_robot_element, read_urdf_file)
 from manip_dynamics.spatial import (
     inertia_defect, INERTIA_FLOOR, inertia_from_urdf, INERTIA_TOLERANCE, make_transform,
     rpy_to_matrix)
@@ -171,10 +171,9 @@ def link_shapes(xml: str | bytes) -> dict[str, list[Shape]]:
     :param xml: URDF XML text.
     :return: Link name -> its shapes (see :data:`Shape`); links without any are absent.
     """
-    data = xml.encode('utf-8') if isinstance(xml, str) else xml
     try:
-        root = ElementTree.fromstring(data)
-    except (ElementTree.ParseError, ValueError, LookupError):
+        root = read_robot_element(xml)
+    except URDFError:
         return {}
     shapes: dict[str, list[Shape]] = {}
     for link in root:

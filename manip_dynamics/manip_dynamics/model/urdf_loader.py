@@ -222,6 +222,46 @@ def _parse_xml(xml: str | bytes, messages: list[str]) -> ElementTree.Element:
     return root
 
 
+def read_robot_element(xml: object, messages: list[str] | None = None) -> ElementTree.Element:
+    """
+    Parse URDF text into its ``<robot>`` element: the one XML parse of a description.
+
+    Every reader of a robot description (the dynamics model, the viewer's visuals, the
+    ros2_control set-up, the model check) starts here, so a text reads the same way
+    everywhere and is refused with the same message. As urdfdom, which knows no XML
+    namespaces: a default namespace on ``<robot>`` is dropped from every tag, and prefixes a
+    xacro left undeclared are declared (their elements land in another namespace and are
+    ignored, as every element a reader does not know).
+
+    :param xml: URDF text (str, or UTF-8 / declared-encoding bytes).
+    :param messages: Receives a note naming undeclared prefixes that were declared.
+    :return: The root element, tag ``robot``.
+    :raises URDFError: Not text, empty, malformed XML or a root other than ``<robot>``.
+    """
+    if isinstance(xml, (bytes, bytearray)):
+        xml = bytes(xml)  # decoded by the XML parser, as its declaration says
+    elif not isinstance(xml, str):
+        raise URDFError('URDF must be a string, got %s' % type(xml).__name__)
+    if not xml.strip():
+        raise URDFError('URDF is empty')
+    try:
+        # A str is parsed as the text it is, whatever encoding its declaration names.
+        root = _parse_xml(xml, [] if messages is None else messages)
+    except ElementTree.ParseError as exc:
+        raise URDFError('malformed URDF: the XML does not parse: %s' % exc) from None
+    except (ValueError, LookupError) as exc:  # e.g. an unknown declared encoding
+        raise URDFError('malformed URDF: %s' % exc) from None
+    if isinstance(root.tag, str) and root.tag.startswith('{'):
+        namespace = root.tag[:root.tag.index('}') + 1]
+        for element in root.iter():
+            if isinstance(element.tag, str) and element.tag.startswith(namespace):
+                element.tag = element.tag[len(namespace):]
+    if root.tag != 'robot':
+        raise URDFError('malformed URDF: the root element is <%s>, not <robot>'
+                        % str(root.tag).rsplit('}', 1)[-1])
+    return root
+
+
 def _default_axes(robot: ElementTree.Element, messages: list[str]) -> None:
     """
     Give an ``<axis>`` without ``xyz`` the URDF default ``1 0 0`` (noted in ``messages``).
@@ -234,13 +274,6 @@ def _default_axes(robot: ElementTree.Element, messages: list[str]) -> None:
             axis.set('xyz', '1 0 0')
             messages.append('joint %r: <axis> without xyz: loaded with the URDF default axis '
                             '1 0 0' % joint.get('name'))
-
-
-def _local(tag: object, namespace: str) -> str | None:
-    """Return an element's tag without the document's namespace, None for other tags."""
-    if not isinstance(tag, str) or not tag.startswith(namespace):
-        return None  # comments, processing instructions, other namespaces (xacro:...)
-    return tag[len(namespace):]
 
 
 #: Default bounds of :func:`precheck_urdf`: 10 MB of text, 1,000 links (the largest robot
@@ -274,16 +307,7 @@ def precheck_urdf(xml: object, *, max_bytes: int = DEFAULT_MAX_BYTES,
         raise URDFError('the robot description has %d bytes, more than the %d accepted '
                         '(raise the bound if this robot is really that large)'
                         % (size, max_bytes))
-    try:
-        root = ElementTree.fromstring(xml)
-    except ElementTree.ParseError as exc:
-        raise URDFError('malformed URDF: the XML does not parse: %s' % exc) from None
-    except (ValueError, LookupError) as exc:
-        raise URDFError('malformed URDF: %s' % exc) from None
-    namespace = root.tag[:root.tag.index('}') + 1] if str(root.tag).startswith('{') else ''
-    if _local(root.tag, namespace) != 'robot':
-        raise URDFError('malformed URDF: the root element is not <robot>')
-    links = sum(1 for child in root if _local(child.tag, namespace) == 'link')
+    links = sum(1 for child in read_robot_element(xml) if child.tag == 'link')
     if links > max_links:
         raise URDFError('the robot description has %d links, more than the %d accepted '
                         '(raise the bound if this robot is really that large)'
@@ -297,7 +321,6 @@ def _dynamics_only(root: ElementTree.Element) -> ElementTree.Element:
 
     Iterative (an explicit stack): depth and size are limited by memory only.
     """
-    namespace = root.tag[:root.tag.index('}') + 1] if root.tag.startswith('{') else ''
     out = ElementTree.Element('robot')
     stack = [(root, out, 'robot')]
     while stack:
@@ -308,7 +331,7 @@ def _dynamics_only(root: ElementTree.Element) -> ElementTree.Element:
                 target.set(key, source.attrib[key])
         seen: set[str] = set()
         for child in source:
-            name = _local(child.tag, namespace)
+            name = child.tag   # a comment's is a function, another namespace's '{...}x'
             if name not in children or (name in seen and name not in _REPEATED):
                 continue
             seen.add(name)
@@ -335,23 +358,8 @@ def parse_urdf(xml: str | bytes, physics: list[str] | None = None) -> tuple[obje
         a ``<robot>`` without a name, or a link or joint urdfdom would refuse too (e.g. a
         ``<limit>`` without ``effort``).
     """
-    if isinstance(xml, (bytes, bytearray)):
-        xml = bytes(xml)  # decoded by the XML parser, as its declaration says
-    elif not isinstance(xml, str):
-        raise URDFError('URDF must be a string, got %s' % type(xml).__name__)
-    if not xml.strip():
-        raise URDFError('URDF is empty')
     messages: list[str] = []
-    try:
-        # A str is parsed as the text it is, whatever encoding its declaration names.
-        root = _parse_xml(xml, messages)
-    except ElementTree.ParseError as exc:
-        raise URDFError('malformed URDF: the XML does not parse: %s' % exc) from None
-    except (ValueError, LookupError) as exc:  # e.g. an unknown declared encoding
-        raise URDFError('malformed URDF: %s' % exc) from None
-    tag = root.tag.rsplit('}', 1)[-1] if isinstance(root.tag, str) else ''
-    if tag != 'robot':
-        raise URDFError('malformed URDF: the root element is <%s>, not <robot>' % tag)
+    root = read_robot_element(xml, messages)
     if not root.get('name'):
         raise URDFError('malformed URDF: <robot> has no name attribute (urdfdom refuses '
                         'such a file too)')

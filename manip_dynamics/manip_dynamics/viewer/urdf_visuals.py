@@ -34,6 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from manip_dynamics.errors import URDFError
+from manip_dynamics.model.urdf_loader import read_robot_element
 from manip_dynamics.spatial import make_transform, rpy_to_matrix
 
 FloatArray = NDArray[np.float64]
@@ -210,12 +211,7 @@ def parse_visuals(xml: str, *, search_paths: tuple[str, ...] = (),
     :return: The visuals; unresolved meshes keep ``mesh_path=None`` and a note.
     :raises URDFError: Not XML, not a ``<robot>``, or a malformed number or geometry.
     """
-    try:
-        root = ElementTree.fromstring(xml)
-    except ElementTree.ParseError as exc:
-        raise URDFError('robot description is not valid XML: %s' % exc) from None
-    if root.tag != 'robot':
-        raise URDFError('robot description: root element is <%s>, not <robot>' % root.tag)
+    root = read_robot_element(xml)
     named: dict[str, tuple[float, ...]] = {}
     for material in root.findall('material'):
         color = material.find('color')

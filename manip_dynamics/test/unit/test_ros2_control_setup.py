@@ -147,7 +147,7 @@ def test_a_non_system_block_keeps_its_hardware():
 
 
 @pytest.mark.parametrize('bad, message', [
-    ('<robot name="r"><link name="a"/>', 'not well-formed XML'),
+    ('<robot name="r"><link name="a"/>', 'the XML does not parse'),
     ('<model name="r"/>', 'root element is <model>'),
     ('<robot name="r"><link name="a"/></robot>', 'no actuated joint'),
 ])

@@ -24,6 +24,7 @@ dynamics on a mass matrix made singular by massless links names the joints.
 """
 
 import math
+import pathlib
 
 import numpy as np
 import pytest
@@ -314,3 +315,33 @@ def test_malformed_xml_and_no_actuated_joint_stay_clear_errors():
         RobotModel.from_urdf_string('<robot name="r"><link name="a"/><link name="b"/><joint '
                                     'name="j" type="fixed"><parent link="a"/><child '
                                     'link="b"/></joint></robot>')
+
+
+def test_every_reader_reads_a_description_the_same_way():
+    # one parse (model.urdf_loader.read_robot_element): a default namespace on <robot> and a
+    # xacro leftover read as urdfdom reads them, by the dynamics, the viewer's visuals, the
+    # ros2_control set-up and the model check alike
+    from manip_dynamics.model_check import link_shapes
+    from manip_dynamics.ros.launch_support.ros2_control_setup import command_joint_names
+    from manip_dynamics.viewer.urdf_visuals import parse_visuals
+    visual = '<visual><geometry><box size="0.1 0.1 0.1"/></geometry></visual>'
+    xml = (ONE_JOINT % (' xmlns="http://www.ros.org"', '<axis xyz="0 1 0"/>', -1, 1,
+                        '<xacro:property name="m" value="1"/>')).replace(
+        '<link name="base"/>', '<link name="base">%s</link>' % visual)
+    assert RobotModel.from_urdf_string(xml).joint_names == ('j1',)
+    assert [v.link for v in parse_visuals(xml).visuals] == ['base']
+    assert command_joint_names(xml) == ['j1']
+    assert list(link_shapes(xml)) == ['base']
+    # and the same refusal everywhere
+    for read in (RobotModel.from_urdf_string, parse_visuals, command_joint_names):
+        with pytest.raises(URDFError, match='the XML does not parse'):
+            read('<robot name="r"><link')
+
+
+def test_the_description_is_parsed_in_one_place():
+    # no module but the loader parses XML text itself
+    import manip_dynamics
+    package = pathlib.Path(manip_dynamics.__file__).parent
+    parsers = [str(path.relative_to(package)) for path in package.rglob('*.py')
+               if 'fromstring(' in path.read_text(encoding='utf-8')]
+    assert parsers == ['model/urdf_loader.py'], parsers

@@ -195,7 +195,7 @@ def test_links_outside_the_model_are_noted() -> None:
 
 
 @pytest.mark.parametrize('xml, words', [
-    ('<robot name="x"><link', 'not valid XML'),
+    ('<robot name="x"><link', 'the XML does not parse'),
     ('<model/>', 'not <robot>'),
     ('<robot name="x"><link name="a"><visual><geometry><box size="1 2"/></geometry></visual>'
      '</link></robot>', 'box size'),

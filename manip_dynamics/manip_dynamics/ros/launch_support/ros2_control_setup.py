@@ -48,7 +48,7 @@ import numpy as np
 from numpy.typing import NDArray
 import yaml
 
-from manip_dynamics.model.urdf_loader import MOVING_JOINT_TYPES
+from manip_dynamics.model.urdf_loader import MOVING_JOINT_TYPES, read_robot_element
 from manip_dynamics.robot_model import RobotModel
 
 FloatArray = NDArray[np.float64]
@@ -122,14 +122,7 @@ def _parse(urdf_xml: str) -> ElementTree.Element:
     :return: The root element.
     :raises ValueError: Not XML, or the root is not ``<robot>``.
     """
-    try:
-        root = ElementTree.fromstring(urdf_xml)
-    except ElementTree.ParseError as exc:
-        raise ValueError('the robot description is not well-formed XML: %s' % exc) from None
-    if root.tag != 'robot':
-        raise ValueError("the robot description's root element is <%s>, not <robot>"
-                         % root.tag)
-    return root
+    return read_robot_element(urdf_xml)
 
 
 def _is_system(block: ElementTree.Element) -> bool:
