@@ -21,14 +21,16 @@ No ROS here: :mod:`manip_dynamics.ros.nodes.external_torque_observer` is a thin 
 * :class:`ContactDetector`: per-joint thresholds with hysteresis on r.
 * :class:`GatedObserver`: the observer behind the plausibility gate, output bounded.
 * :func:`estimate_wrench`: the link wrench that best explains r (damped pseudo-inverse of
-  J^T), :func:`wrench_in_axes` to re-express it.
+  J^T), :func:`wrench_in_axes` to re-express it; :func:`link_wrench` both for a model's
+  link, :func:`wrench_frames` the link and axes a node's parameters name.
 """
 
 from manip_dynamics.observers.contact import (
-    ContactDetector, ContactState, DEFAULT_WRENCH_DAMPING, estimate_wrench, MAX_CONTACT_AGE,
-    wrench_in_axes)
+    ContactDetector, ContactState, DEFAULT_WRENCH_DAMPING, estimate_wrench, link_wrench,
+    MAX_CONTACT_AGE, wrench_frames, wrench_in_axes)
 from manip_dynamics.observers.gated_observer import GatedObserver
 from manip_dynamics.observers.momentum_observer import MomentumObserver
 
 __all__ = ['ContactDetector', 'ContactState', 'DEFAULT_WRENCH_DAMPING', 'estimate_wrench',
-           'GatedObserver', 'MAX_CONTACT_AGE', 'MomentumObserver', 'wrench_in_axes']
+           'GatedObserver', 'link_wrench', 'MAX_CONTACT_AGE', 'MomentumObserver',
+           'wrench_frames', 'wrench_in_axes']

@@ -31,7 +31,7 @@ From the observer's residual to a contact decision and a wrench estimate.
   as zero, not as what was applied.
 """
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -184,3 +184,48 @@ def wrench_in_axes(wrench: ArrayLike, rotation: ArrayLike) -> FloatArray:
     w = np.asarray(wrench, dtype=np.float64).reshape(6)
     rot = np.asarray(rotation, dtype=np.float64).reshape(3, 3)
     return np.concatenate((rot.T @ w[:3], rot.T @ w[3:]))
+
+
+def wrench_frames(model: Any, link: str = '', axes: str = '') -> tuple[str, str]:
+    """
+    Resolve where a contact wrench is estimated and in which axes it is given.
+
+    :param model: The robot model (:class:`~manip_dynamics.RobotModel`).
+    :param link: The link at whose origin the wrench acts; '' = the model's tip link.
+    :param axes: The link whose axes the wrench is given in; '' = ``link``, ``world`` = the
+        model's root link.
+    :return: (link, axes link), both links of the model.
+    :raises InputError: A link or axes link the model does not have.
+    """
+    link = link or model.tip_link or model.link_names[-1]
+    if link not in model.link_names:
+        raise InputError('wrench link %r is not a link of the model %s' % (
+            link, list(model.link_names)))
+    frame = model.root_link if axes == 'world' else (axes or link)
+    if frame not in model.link_names:
+        raise InputError("wrench axes %r are neither 'world' nor a link of the model %s" % (
+            axes, list(model.link_names)))
+    return link, frame
+
+
+def link_wrench(model: Any, q: ArrayLike, residual: ArrayLike, link: str, axes: str,
+                damping: float = DEFAULT_WRENCH_DAMPING) -> FloatArray:
+    """
+    Return the wrench at ``link``'s origin that explains the residual, in ``axes``' axes.
+
+    :func:`estimate_wrench` on the link's Jacobian (root axes), re-expressed with
+    :func:`wrench_in_axes` unless ``axes`` is the root link.
+
+    :param model: The robot model (:class:`~manip_dynamics.RobotModel`).
+    :param q: Joint positions [rad or m], shape (n,).
+    :param residual: Estimated external joint torques r [N m or N], shape (n,).
+    :param link: As :func:`wrench_frames` returns it.
+    :param axes: As :func:`wrench_frames` returns it.
+    :param damping: See :func:`estimate_wrench`.
+    :return: ``[fx, fy, fz, tx, ty, tz]`` [N, N m], shape (6,).
+    :raises InputError: As :func:`estimate_wrench`, or a bad ``q``.
+    """
+    wrench = estimate_wrench(model.jacobian(q, link), residual, damping)
+    if axes == model.root_link:
+        return wrench
+    return wrench_in_axes(wrench, model.link_transform(q, axes)[:3, :3])

@@ -37,7 +37,9 @@ import pytest
 from manip_dynamics import InputError, RobotModel
 from manip_dynamics.bundled import urdf_path
 from manip_dynamics.observers import (
-    ContactDetector, estimate_wrench, MomentumObserver, wrench_in_axes)
+    ContactDetector, estimate_wrench, link_wrench, MomentumObserver, wrench_frames,
+    wrench_in_axes)
+from manip_dynamics.observers.command_history import CommandHistory, CommandUnavailable
 from manip_dynamics.simulation import Simulator
 
 POSE = np.array([0.3, -0.4, 0.2, -1.9, 0.1, 1.9, 0.5])
@@ -396,3 +398,37 @@ def test_retuned_thresholds_act_from_the_next_update_and_keep_the_flags():
     with pytest.raises(InputError, match='hysteresis'):
         det.retune([1.0, 1.0], hysteresis=1.0)
     np.testing.assert_allclose(det.thresholds, [2.0, 1.0])   # the old settings stay
+
+
+def test_a_link_wrench_in_link_axes_is_what_the_link_feels(cobot):
+    # a known wrench at the tool's origin, given in the tool's axes: the joint torques it
+    # makes (J^T in the link's axes) come back as that wrench, undamped
+    local = np.array([2.0, -1.0, 8.0, 0.3, 0.1, -0.4])
+    r = cobot.jacobian(POSE, 'tool0', frame='link').T @ local
+    link, axes = wrench_frames(cobot, 'tool0', '')
+    assert (link, axes) == ('tool0', 'tool0')
+    np.testing.assert_allclose(link_wrench(cobot, POSE, r, link, axes, damping=0.0), local,
+                               atol=1e-9)
+    # 'world' is the root's axes, '' the tip link; unknown links are named
+    link, axes = wrench_frames(cobot, '', 'world')
+    assert (link, axes) == (cobot.link_names[-1], cobot.root_link)   # no tip_link set
+    for bad in (('nope', ''), ('tool0', 'nope')):
+        with pytest.raises(InputError, match="'nope'"):
+            wrench_frames(cobot, *bad)
+
+
+def test_the_command_in_force_is_paired_not_the_newest():
+    history = CommandHistory(max_age=0.05, delay=0.002)
+    ms = 1_000_000
+    for k in range(5):   # a command every 2 ms from t = 10 ms on, value k
+        history.add((10 + 2 * k) * ms, np.full(2, float(k)))
+    # a state received at 15 ms pairs with the one received by 13 ms (the delay): k = 1
+    assert history.at(15 * ms, '/cmd')[0] == 1.0
+    # the newest, while it is younger than max_age at the pairing time
+    assert history.at(60 * ms, '/cmd')[0] == 4.0
+    with pytest.raises(CommandUnavailable, match='older than 0.05 s') as stale:
+        history.at(100 * ms, '/cmd')
+    assert stale.value.kind == 'command stale'
+    with pytest.raises(CommandUnavailable, match='no effort command on /cmd') as missing:
+        history.at(11 * ms, '/cmd')
+    assert missing.value.kind == 'command missing'

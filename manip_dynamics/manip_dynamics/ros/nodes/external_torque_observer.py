@@ -40,7 +40,6 @@ handling and ``~/set_payload`` service as the other nodes; a new payload or mode
 the observer. See docs/ROS_API.md and docs/CONTACT_DETECTION.md.
 """
 
-import collections
 import math
 import sys
 import time
@@ -55,56 +54,32 @@ from std_srvs.srv import Trigger
 
 from manip_dynamics.errors import InputError
 from manip_dynamics.observers import (
-    ContactDetector, estimate_wrench, GatedObserver, MomentumObserver, wrench_in_axes)
+    ContactDetector, GatedObserver, link_wrench, MomentumObserver, wrench_frames)
+from manip_dynamics.observers.command_history import CommandHistory, CommandUnavailable
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.parameters.external_torque_observer import PARAMETERS
 from manip_dynamics.ros.runtime.conversions import (
-    array_to_wrench, command_to_model_order, joint_state_arrays, joint_state_message)
+    command_to_model_order, contact_message, joint_state_message, wrench_stamped)
 from manip_dynamics.ros.runtime.glitch_parameters import gate_parameters
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
+from manip_dynamics.ros.runtime.joint_state_reader import JointStateReader
 from manip_dynamics.ros.runtime.listeners import ListenerCheck
 from manip_dynamics.ros.runtime.node_runtime import (
-    guarded, KindThrottle, passes_message_info, run_node)
-from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
+    guarded, KindThrottle, received_ns, run_node, with_message_info)
+from manip_dynamics.ros.runtime.parameter_spec import declare_parameters, per_joint_values
 from manip_dynamics.ros.runtime.payloads import apply_payload_request, Payloads, reapply_payloads
 from manip_dynamics.ros.runtime.qos import COMMANDS_QOS, CONTACT_QOS
 from manip_dynamics.ros.runtime.robot_description import (
     model_builder, NO_MODEL_MESSAGE, RobotDescriptionSource)
 from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS, StartupError
-from manip_dynamics.small_arrays import all_finite
 from manip_dynamics_interfaces.msg import Contact
 from manip_dynamics_interfaces.srv import SetPayload
 
 #: Default node name (also the executable's name).
 NODE_NAME = 'external_torque_observer'
 
-#: Commands kept for pairing with joint states by reception time.
-COMMAND_HISTORY = 2000
-
 #: Seconds between two warnings of the same kind.
 WARN_PERIOD = 2.0
-
-
-def _received_ns(info: Any) -> int:
-    """Return the DDS reception time [ns, system clock] of a message, or now."""
-    try:
-        return int(info['received_timestamp'])
-    except (TypeError, KeyError, ValueError):
-        return time.time_ns()
-
-
-def _with_info(callback: Any) -> Any:
-    """
-    Return ``callback(msg, info)`` in the form this rclpy calls.
-
-    Where rclpy passes the message info (Iron and newer, the wait-set executors) it gets it
-    (a callback that also binds one argument would get none: rclpy tries one first). Where it
-    does not (older rclpy; the EventsExecutor, ``MANIP_DYNAMICS_EXECUTOR=events``) ``info``
-    is None and the reception time is taken when the callback runs.
-    """
-    if passes_message_info():
-        return callback
-    return lambda msg: callback(msg, None)
 
 
 class _Output(NamedTuple):
@@ -126,17 +101,6 @@ class _Plan(NamedTuple):
     detector: ContactDetector
     wrench_link: str
     wrench_frame: str
-    frame_is_root: bool
-
-
-def _per_joint(values: list[float], default: float, model: RobotModel, what: str) -> np.ndarray:
-    """Return ``values`` (one per joint, model order) or ``default`` for every joint."""
-    if not values:
-        return np.full(model.dof, default)
-    if len(values) != model.dof:
-        raise StartupError('parameter %s has %d values but the model has %d joints %s' % (
-            what, len(values), model.dof, list(model.joint_names)))
-    return np.array(values, dtype=np.float64)
 
 
 class ExternalTorqueObserverNode(GuardedNode):
@@ -157,8 +121,6 @@ class ExternalTorqueObserverNode(GuardedNode):
         self.effort_source = values.effort_source
         self.commands_topic = values.commands_topic
         self.command_joints = values.command_joints or []
-        self.command_timeout = values.command_max_age
-        self.command_delay = values.command_delay
         self.gain = values.gain
         self.gains = values.gains or []
         self.threshold = values.threshold
@@ -179,12 +141,9 @@ class ExternalTorqueObserverNode(GuardedNode):
 
         self._payloads: Payloads = {}
         self._plan: _Plan | None = None
-        # (receive time [ns, the DDS reception stamp], efforts in model order), oldest first
-        self._commands: collections.deque = collections.deque(maxlen=COMMAND_HISTORY)
-        # the last good joint name list, its model, and where each model joint is in it
-        self._names: list[str] = []
-        self._names_model: RobotModel | None = None
-        self._index = np.zeros(0, dtype=np.int64)
+        # efforts in model order by reception time [ns, the DDS reception stamp]
+        self._commands = CommandHistory(values.command_max_age, values.command_delay)
+        self._reader = JointStateReader()
         self._throttle = KindThrottle(self.get_logger(), WARN_PERIOD)
         self.rejected = 0
 
@@ -204,11 +163,11 @@ class ExternalTorqueObserverNode(GuardedNode):
         self.commands_sub = None
         if self.effort_source == 'commands':
             self.commands_sub = self.create_subscription(
-                Float64MultiArray, self.commands_topic, _with_info(self.commands_callback),
+                Float64MultiArray, self.commands_topic, with_message_info(self.commands_callback),
                 COMMANDS_QOS, callback_group=self._lane.group)
         # best effort matches reliable and best-effort publishers alike
         self.joint_states_sub = self.create_subscription(
-            JointState, self.joint_states_topic, _with_info(self.joint_states_callback),
+            JointState, self.joint_states_topic, with_message_info(self.joint_states_callback),
             QoSProfile(depth=self.queue_depth, reliability=ReliabilityPolicy.BEST_EFFORT),
             callback_group=self._lane.group)
         self.create_service(SetPayload, '~/set_payload', self.set_payload_callback)
@@ -231,8 +190,9 @@ class ExternalTorqueObserverNode(GuardedNode):
         settings[name] = (value or []) if name == 'thresholds' else value   # unset: []
         plan = self._plan
         if plan is not None:   # raises before anything changed
-            plan.detector.retune(_per_joint(settings['thresholds'], settings['threshold'],
-                                            plan.model, 'thresholds'), settings['hysteresis'])
+            thresholds = per_joint_values(settings['thresholds'], settings['threshold'],
+                                          plan.model, 'thresholds')
+            plan.detector.retune(thresholds, settings['hysteresis'])
         self.threshold, self.thresholds, self.hysteresis = (
             settings['threshold'], settings['thresholds'], settings['hysteresis'])
         self.get_logger().info('%s set to %s' % (name, value))
@@ -245,18 +205,12 @@ class ExternalTorqueObserverNode(GuardedNode):
         :raises ValueError: Gains or thresholds of the wrong length, unknown link or frame,
             command joints the model lacks (the model is then rejected).
         """
-        gains = _per_joint(self.gains, self.gain, model, 'gains')
-        thresholds = _per_joint(self.thresholds, self.threshold, model, 'thresholds')
-        link = self.wrench_link or model.tip_link or model.link_names[-1]
-        if link not in model.link_names:
-            raise StartupError('parameter wrench_link %r is not a link of the model %s' % (
-                link, list(model.link_names)))
-        frame = self.wrench_frame or link
-        if frame == 'world':
-            frame = model.root_link
-        if frame not in model.link_names:
-            raise StartupError("parameter wrench_frame %r is neither 'world' nor a link of "
-                               'the model %s' % (self.wrench_frame, list(model.link_names)))
+        gains = per_joint_values(self.gains, self.gain, model, 'gains')
+        thresholds = per_joint_values(self.thresholds, self.threshold, model, 'thresholds')
+        try:
+            link, frame = wrench_frames(model, self.wrench_link, self.wrench_frame)
+        except InputError as error:
+            raise StartupError('parameters wrench_link, wrench_frame: %s' % error) from None
         if self.effort_source == 'commands':
             for name in self.command_joints:
                 model.joint_index(name)
@@ -265,8 +219,7 @@ class ExternalTorqueObserverNode(GuardedNode):
                                     max_step=self.max_step, stall_gap=self.stall_gap)
         detector = ContactDetector(thresholds, self.hysteresis)
         gated = GatedObserver(observer, self.gate_parameters.gate(model), model.effort_limits)
-        self._plan = _Plan(model, observer, gated, detector, link, frame,
-                           frame == model.root_link)
+        self._plan = _Plan(model, observer, gated, detector, link, frame)
         self.get_logger().info('observer for %r: gains %s 1/s, thresholds %s; wrench at %r in '
                                'the axes of %r' % (model.name, gains.tolist(),
                                                    thresholds.tolist(), link, frame))
@@ -290,80 +243,23 @@ class ExternalTorqueObserverNode(GuardedNode):
         except ValueError as error:
             self._reject('command', '%s: %s' % (self.commands_topic, error))
             return
-        self._commands.append((_received_ns(info), tau))
-
-    def _command_at(self, received: int) -> np.ndarray | None:
-        """
-        Return the last command received before ``received`` [ns], or None after a warning.
-
-        Pairing by reception time keeps the pairs right when this node processes its queue
-        late: the command in force when the joint state arrived, not the newest one. With
-        ``command_delay`` the command is the one received that long before the joint state:
-        behind a controller_manager a command acts one to two cycles after it is sent, and
-        pairing it with an earlier state shows a fast torque change (a trajectory's start)
-        as an external torque.
-        """
-        received -= int(self.command_delay * 1e9)
-        chosen = None
-        for stamp, tau in reversed(self._commands):
-            if stamp <= received:
-                chosen = (stamp, tau)
-                break
-        if chosen is None:
-            self._reject('command missing', 'no effort command on %s before this joint state'
-                         % self.commands_topic)
-            return None
-        if (received - chosen[0]) * 1e-9 > self.command_timeout:
-            self._reject('command stale', 'the last command on %s is older than %g s' % (
-                self.commands_topic, self.command_timeout))
-            return None
-        return chosen[1]
-
-    def _learn_names(self, model: RobotModel, msg: JointState) -> None:
-        """
-        Check the message's joint names once per name list and remember where each joint is.
-
-        joint_states carry the same names message after message: a list equal to the last
-        good one needs no new check (the library's full check runs otherwise).
-
-        :raises InputError: Missing, unknown-only or duplicate joints, bad lengths, NaN/inf.
-        """
-        if model is self._names_model and msg.name == self._names:
-            return
-        joint_state_arrays(model, msg)  # the full check of names, lengths and values
-        where = {name: i for i, name in enumerate(msg.name)}
-        self._index = np.array([where[name] for name in model.joint_names], dtype=np.int64)
-        self._names = list(msg.name)
-        self._names_model = model
-
-    def _field(self, values: Any, what: str) -> np.ndarray:
-        """
-        Return a joint_states array field in model order (after :meth:`_learn_names`).
-
-        :raises InputError: Not one value per name, or NaN/inf for a model joint.
-        """
-        arr = np.asarray(values, dtype=np.float64)
-        if arr.shape != (len(self._names),):
-            raise InputError('joint_states %s has %d values for %d joint names' % (
-                what, arr.size, len(self._names)))
-        out = arr[self._index]
-        if not all_finite(out):
-            bad = int(np.argmax(~np.isfinite(out)))
-            raise InputError('joint_states %s of joint %r is %r' % (
-                what, self._names[self._index[bad]], float(out[bad])))
-        return out
+        self._commands.add(received_ns(info), tau)
 
     def _efforts(self, model: RobotModel, msg: JointState,
                  received: int) -> np.ndarray | None:
         """Return the applied torques in model order, or None after a warning."""
         if self.effort_source == 'commands':
-            return self._command_at(received)
+            try:
+                return self._commands.at(received, self.commands_topic)
+            except CommandUnavailable as error:
+                self._reject(error.kind, str(error))
+                return None
         if len(msg.effort) == 0:
             self._reject('no effort', 'the message has no effort values; set effort_source '
                          'to commands for an arm that reports no torque')
             return None
         try:
-            return self._field(msg.effort, 'effort')
+            return self._reader.field(msg.effort, 'effort')
         except ValueError as error:
             self._reject('effort', str(error))
             return None
@@ -376,16 +272,16 @@ class ExternalTorqueObserverNode(GuardedNode):
             return
         model = plan.model
         try:
-            self._learn_names(model, msg)
-            q = self._field(msg.position, 'position')
+            self._reader.learn(model, msg)
+            q = self._reader.field(msg.position, 'position')
             if len(msg.velocity) == 0:
                 self._reject('no velocity', 'the message has no velocities')
                 return
-            qd = self._field(msg.velocity, 'velocity')
+            qd = self._reader.field(msg.velocity, 'velocity')
         except ValueError as error:
             self._reject('state', str(error))
             return
-        tau = self._efforts(model, msg, _received_ns(info))
+        tau = self._efforts(model, msg, received_ns(info))
         if tau is None:
             return
         stamp = msg.header.stamp
@@ -431,15 +327,7 @@ class ExternalTorqueObserverNode(GuardedNode):
             return
         plan, model, stamp, state = out.plan, out.plan.model, out.stamp, out.state
         names = model.joint_names
-        contact = Contact()
-        contact.header.stamp = stamp
-        contact.joint_names = list(names)
-        contact.joint_contact = [bool(f) for f in state.flags]
-        contact.normalized_residual = state.ratios.tolist()
-        contact.strongest_joint = names[state.strongest]
-        contact.strongest_normalized_residual = float(state.ratios[state.strongest])
-        contact.contact = state.contact
-        self.contact_pub.publish(contact)
+        self.contact_pub.publish(contact_message(names, state, stamp))
         self._published_contact = state.contact
         if self._torques_listened():
             self.torques_pub.publish(joint_state_message(names, out.r, stamp))
@@ -447,19 +335,12 @@ class ExternalTorqueObserverNode(GuardedNode):
         if not self._wrench_listened():
             return
         try:
-            jac = model.jacobian(out.q, plan.wrench_link)
-            wrench = estimate_wrench(jac, out.r, self.wrench_damping)
-            if not plan.frame_is_root:
-                wrench = wrench_in_axes(
-                    wrench, model.link_transform(out.q, plan.wrench_frame)[:3, :3])
+            wrench = link_wrench(model, out.q, out.r, plan.wrench_link, plan.wrench_frame,
+                                 self.wrench_damping)
         except InputError as error:
             self._reject('observer', str(error))
             return
-        msg = WrenchStamped()
-        msg.header.stamp = stamp
-        msg.header.frame_id = plan.wrench_frame
-        msg.wrench = array_to_wrench(wrench)
-        self.wrench_pub.publish(msg)
+        self.wrench_pub.publish(wrench_stamped(wrench, plan.wrench_frame, stamp))
 
     # ------------------------------------------------------------------ services
     def _restart(self) -> None:
@@ -502,16 +383,7 @@ class ExternalTorqueObserverNode(GuardedNode):
 
 
 def main(args: list[str] | None = None) -> int:
-    """
-    Run the observer node until Ctrl-C, SIGTERM or an external shutdown.
-
-    The kernels are compiled before the node exists (:func:`run_node`); the node runs on
-    one thread, so its callbacks never overlap.
-
-    :param args: Command-line arguments (ROS arguments included); default ``sys.argv``.
-    :return: Exit code: 0 after a normal shutdown, 1 when the start-up parameters or the
-        robot_description parameter are unusable.
-    """
+    """Run the observer until Ctrl-C, SIGTERM or an external shutdown (exit code 1: bad start)."""
     return run_node(NODE_NAME, ExternalTorqueObserverNode, args, STARTUP_ERRORS,
                     report_startup_error)
 

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from itertools import repeat
 import math
 from operator import attrgetter
+from typing import Any
 
 from builtin_interfaces.msg import Duration, Time
 from geometry_msgs.msg import Wrench, WrenchStamped
@@ -42,6 +43,7 @@ from trajectory_msgs.msg import JointTrajectory
 
 from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
+from manip_dynamics_interfaces.msg import Contact
 
 FloatArray = NDArray[np.float64]
 
@@ -284,6 +286,35 @@ def joint_state_message(names: Sequence[str], efforts: ArrayLike, stamp: Time | 
     msg.header.frame_id = frame_id
     msg.name = list(names)
     msg.effort = np.asarray(efforts, dtype=np.float64).reshape(-1).tolist()
+    return msg
+
+
+def contact_message(names: Sequence[str], state: Any, stamp: Time) -> Contact:
+    """
+    Return manip_dynamics_interfaces/Contact for one contact decision.
+
+    :param names: The joints in model order.
+    :param state: A :class:`~manip_dynamics.observers.ContactState` (flags, ratios,
+        strongest joint, overall flag), model order.
+    :param stamp: The stamp of the joint state it was computed from.
+    """
+    msg = Contact()
+    msg.header.stamp = stamp
+    msg.joint_names = list(names)
+    msg.joint_contact = [bool(f) for f in state.flags]
+    msg.normalized_residual = state.ratios.tolist()
+    msg.strongest_joint = names[state.strongest]
+    msg.strongest_normalized_residual = float(state.ratios[state.strongest])
+    msg.contact = bool(state.contact)
+    return msg
+
+
+def wrench_stamped(values: ArrayLike, frame: str, stamp: Time) -> WrenchStamped:
+    """Return geometry_msgs/WrenchStamped of ``[fx, fy, fz, tx, ty, tz]`` [N, N m]."""
+    msg = WrenchStamped()
+    msg.header.stamp = stamp
+    msg.header.frame_id = frame
+    msg.wrench = array_to_wrench(values)
     return msg
 
 

@@ -380,6 +380,28 @@ def passes_message_info() -> bool:
     return hasattr(Subscription, 'CallbackType') and executor_kind() == 'single'
 
 
+def with_message_info(callback: Any) -> Any:
+    """
+    Return ``callback(msg, info)`` in the form this rclpy calls.
+
+    Where rclpy passes the message info (Iron and newer, the wait-set executors) it gets it
+    (a callback that also binds one argument would get none: rclpy tries one first). Where it
+    does not (older rclpy; the EventsExecutor, ``MANIP_DYNAMICS_EXECUTOR=events``) ``info``
+    is None and the reception time is taken when the callback runs (:func:`received_ns`).
+    """
+    if passes_message_info():
+        return callback
+    return lambda msg: callback(msg, None)
+
+
+def received_ns(info: Any) -> int:
+    """Return the DDS reception time [ns, system clock] of a message's info, or now."""
+    try:
+        return int(info['received_timestamp'])
+    except (TypeError, KeyError, ValueError):
+        return time.time_ns()
+
+
 def make_executor() -> Any:
     """
     Return the executor a node spins on: SingleThreadedExecutor, or on request EventsExecutor.

@@ -30,6 +30,7 @@ import math
 import sys
 from typing import Any
 
+import numpy as np
 from rcl_interfaces.msg import (
     FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult)
 from rclpy.exceptions import (
@@ -152,6 +153,24 @@ def declare_parameters(node: Node, parameters: tuple,
 
 # ---------------------------------------------------------------------- one at a time
 # For the nodes not yet given a table: the same Param, check and descriptor, one call each.
+def per_joint_values(values: list[float], default: float, model: Any,
+                     what: str) -> np.ndarray:
+    """
+    Return a per-joint parameter's values, or ``default`` for every joint when it is unset.
+
+    :param values: The parameter's list (one per joint, model order), [] when unset.
+    :param model: The robot model (its ``dof`` and ``joint_names``).
+    :param what: The parameter's name, for the message.
+    :raises StartupError: A list that is not one value per joint.
+    """
+    if not values:
+        return np.full(model.dof, float(default))
+    if len(values) != model.dof:
+        raise StartupError('parameter %s has %d values but the model has %d joints %s' % (
+            what, len(values), model.dof, list(model.joint_names)))
+    return np.array(values, dtype=np.float64)
+
+
 def param_string(node: Node, name: str, default: str, description: str) -> str:
     """Declare a read-only string parameter and return its value (StartupError if not one)."""
     return _declare_one(node, Param(name, 'string', default, description))
