@@ -21,11 +21,15 @@ Controllers that turn joint states into joint efforts for an arm (no rclpy).
   tracking with the full dynamics (Craig ch. 10), effort clamping, tracking-error stop,
   collision reaction (hold or float) and resume; :class:`TimedPoints` makes a trajectory
   from arrays of times and points.
+* :class:`SafeTracker`: one of those behind the plausibility gate and the stale-input stop,
+  every sample answered (what trajectory_controller runs).
 """
 
 from manip_dynamics.control.computed_torque import (
     Command, ComputedTorqueController, JointImpedanceController, REACTIONS, TimedPoints)
 from manip_dynamics.control.gravity_compensation import GravityCompensator, Step
+from manip_dynamics.control.safe_tracking import SafeTracker, TrackStep
 
 __all__ = ['Command', 'ComputedTorqueController', 'GravityCompensator',
-           'JointImpedanceController', 'REACTIONS', 'Step', 'TimedPoints']
+           'JointImpedanceController', 'REACTIONS', 'SafeTracker', 'Step', 'TimedPoints',
+           'TrackStep']

@@ -26,7 +26,8 @@ and returns it complete (every controller joint, model order, the start segment 
 current pose included), or raises :class:`~manip_dynamics.control.plan_feedforward.PlanRefused`
 with the reason, so a node can refuse the goal when it arrives instead of aborting it later.
 It refuses a non-empty multi-DOF part too (the suite controls single-DOF joints only) and
-non-finite values.
+non-finite values. :func:`retimed_from_pose` times a path given without timing (every
+``time_from_start`` zero) from the current pose within the limits.
 
 Times are seconds on the clock of the joint states (the controller's clock).
 """
@@ -36,7 +37,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from manip_dynamics.control.computed_torque import TimedPoints
 from manip_dynamics.control.plan_feedforward import PlanRefused
+from manip_dynamics.planning.retiming import retime
 
 FloatArray = NDArray[np.float64]
 
@@ -177,3 +180,42 @@ def read_trajectory_goal(model, joint_names: list[str], times: ArrayLike,
                                                         start_tolerance))
     return TrajectoryGoal(tuple(model_names), t, pos_full, vel_full, acc_full,
                           float(stamp) if stamp != 0.0 else float(now), held, prepended)
+
+
+def retimed_from_pose(model, positions: ArrayLike, q: ArrayLike, *,
+                      acceleration_limits: ArrayLike | None, start_tolerance: float,
+                      effort_scale: float = 1.0) -> tuple[TimedPoints, str]:
+    """
+    Time a path given without timing from the current pose, within the arm's limits.
+
+    The path starts at ``q``: its first waypoint is replaced by ``q`` when it lies within
+    ``start_tolerance`` of it (a planner's start), else ``q`` is put before it. Timed by
+    :func:`~manip_dynamics.planning.retime` within the URDF velocity and effort limits
+    (scaled by ``effort_scale``) and ``acceleration_limits``.
+
+    :param model: The :class:`~manip_dynamics.RobotModel`.
+    :param positions: The waypoints [rad or m], model order, shape (m, n).
+    :param q: The current pose [rad or m], shape (n,).
+    :param acceleration_limits: [rad/s^2 or m/s^2], one for every joint or one per joint;
+        None or empty: refused (a path cannot be timed without them).
+    :param start_tolerance: [rad or m], as above.
+    :param effort_scale: The share of the effort limits the timing may use, in (0, 1].
+    :return: The timed points and how they were made (``retimed``, or ``retimed (already
+        there)`` for one waypoint at the current pose).
+    :raises PlanRefused: No acceleration limits.
+    """
+    if acceleration_limits is None or np.size(acceleration_limits) == 0:
+        raise PlanRefused('the trajectory has no timing and the parameter '
+                          'acceleration_limits is empty: cannot retime it')
+    pos = np.atleast_2d(np.asarray(positions, dtype=np.float64))
+    q_now = np.asarray(q, dtype=np.float64).reshape(-1)
+    acc = np.asarray(acceleration_limits, dtype=np.float64)
+    acc = float(acc.reshape(-1)[0]) if acc.size == 1 else acc
+    if np.max(np.abs(pos[0] - q_now)) <= start_tolerance:
+        if len(pos) == 1:
+            return TimedPoints([0.0], q_now[None, :]), 'retimed (already there)'
+        waypoints = np.vstack([q_now, pos[1:]])
+    else:
+        waypoints = np.vstack([q_now, pos])
+    return (retime(model, waypoints, acceleration_limits=acc, effort_scale=effort_scale),
+            'retimed')

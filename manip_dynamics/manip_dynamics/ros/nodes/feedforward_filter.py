@@ -58,11 +58,11 @@ from manip_dynamics.control.goal_endings import (
     ending_line, goal_ending, JtcResult, RestDetector)
 from manip_dynamics.control.plan_feedforward import (
     plan_with_feedforward, PlannedMotion, PlanRefused)
-from manip_dynamics.control.trajectory_goal import read_trajectory_goal
 from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.parameters.feedforward_filter import PARAMETERS
-from manip_dynamics.ros.runtime.conversions import joint_state_arrays, stamp_seconds
+from manip_dynamics.ros.runtime.conversions import (
+    joint_state_arrays, read_trajectory_message, stamp_seconds)
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.jtc_messages import (
     erased_tolerances, hold_message, JtcLog, plan_message, reference_pose)
@@ -536,14 +536,9 @@ class FeedforwardFilterNode(GuardedNode):
             raise PlanRefused('no robot model yet')
         if q is None:
             raise PlanRefused('no joint state yet: the pose the plan starts from is unknown')
-        points = trajectory.points
-        goal = read_trajectory_goal(
-            model, list(trajectory.joint_names),
-            [stamp_seconds(p.time_from_start) for p in points],
-            [list(p.positions) for p in points], [list(p.velocities) for p in points],
-            [list(p.accelerations) for p in points],
-            stamp=stamp_seconds(trajectory.header.stamp), now=self._stamp, q=q, qd=self._qd,
-            start_tolerance=self.start_tolerance, multi_dof_points=multi_dof_points)
+        goal = read_trajectory_message(model, trajectory, now=self._stamp, q=q, qd=self._qd,
+                                       start_tolerance=self.start_tolerance,
+                                       multi_dof_points=multi_dof_points)
         acc = self.acceleration_limits
         plan = plan_with_feedforward(
             model, goal.joint_names, goal.times, goal.positions, goal.velocities,

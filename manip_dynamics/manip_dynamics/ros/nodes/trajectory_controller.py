@@ -15,48 +15,25 @@
 """
 trajectory_controller: computed-torque trajectory tracking with collision reaction.
 
-Subscribes ``/joint_states``; takes trajectories on ``~/joint_trajectory``
-(trajectory_msgs/JointTrajectory, as joint_trajectory_controller does: a first point after
-t = 0 is reached from the current pose; a trajectory without timing, every
-``time_from_start`` zero, is retimed within the URDF velocity and effort limits and the
-``acceleration_limits`` parameter); publishes one effort command
+Subscribes ``/joint_states``; takes trajectories on ``~/joint_trajectory`` (and, where
+control_msgs is installed, the ``~/follow_joint_trajectory`` action of
+:mod:`~manip_dynamics.ros.runtime.trajectory_goals`), read as joint_trajectory_controller
+reads them or, without timing, retimed from the current pose; publishes one effort command
 (std_msgs/Float64MultiArray, ``/<controller_name>/commands``, ``command_joints`` order) per
-received joint state, the trajectory clocked by the joint states' stamps (the time each
-sample was taken). The control law is the library's
+joint state, the trajectory clocked by the joint states' stamps. The law is the library's
 (:class:`manip_dynamics.control.ComputedTorqueController`, or ``law: impedance``).
 
-Safety as gravity_compensation_node has it: glitched joint_states are rejected by the
-plausibility gate (a push or a fall is real motion and passes; a joint above its velocity
-limit is reported as overspeed) and answered from the last good state for
-``glitch_hold_time``, then with an explicit hold command (gravity at the last good pose,
-the controller holding that pose), never with silence; when no joint_states come for
-``timeout`` the node sends one ``stale_action`` command (``hold``: gravity at the last good
-pose, the default for bare effort-controlled arms; ``zero``); every command is finite and
-clamped to the effort limits; a tracking error above
-``max_tracking_error`` stops the motion and holds the pose; a trajectory whose first point
-(at t = 0) is away from the current pose is refused with a message. Collision reaction: a
-``contact: true`` on ``<observer_namespace>/contact`` (the external-torque observer) while
-moving switches to ``reaction`` (``hold`` the pose, or ``float``: gravity compensation only,
-so a person can push the arm away), logs it with the time from the contact message to the
-reaction; a contact message stamped more than ``max_contact_age`` before the newest joint
-state, or before the last resume, is ignored (counted, logged throttled); ``~/resume``
-(std_srvs/Trigger) continues the trajectory where it stopped. Time: joint_states are read
-keep-last 1 (after a stall only the newest is answered), the trajectory runs on their
-stamps (the hardware's clock), and a duplicate sample (a hardware interface repeating its
-old one) is skipped and counted: the command in force stays in force.
-``~/tracking_error`` (sensor_msgs/JointState, ``position`` = q_d - q, the joint state's
-stamp) is published while someone listens. A joint-state stamp that goes back (a simulator
-reset) drops the trajectory and holds the new pose. Where control_msgs is installed (every
-apt ROS 2) it also serves ``~/follow_joint_trajectory`` (control_msgs/FollowJointTrajectory,
-as joint_trajectory_controller does, so MoveIt can send plans directly): one goal at a time,
-a new one preempting the running one (ABORTED, INVALID_GOAL, "preempted by a new goal"); a
-goal refused when it arrives (no model or state, a trajectory the topic would refuse, a
-multi-DOF part); a cancel acted on at once (CANCELED, the current pose held); SUCCESSFUL at
-the end; PATH_TOLERANCE_VIOLATED with the reason after a tracking-error stop or a contact
-(the pose held).
+Safety as gravity_compensation_node has it: glitched joint states answered from the last
+good one for ``glitch_hold_time``, then with gravity at the last good pose; one
+``stale_action`` command when they stop for ``timeout``; every command finite and clamped
+to the effort limits; a tracking error above ``max_tracking_error`` stops and holds; a
+contact on ``<observer_namespace>/contact`` while moving reacts (``hold`` or ``float``) until
+``~/resume``; a stamp going back (a simulator reset) drops the trajectory and holds.
+Everything in detail: docs/CONTROL.md (node trajectory_controller) and docs/ROS_API.md.
 """
 
 import concurrent.futures
+import math
 import sys
 import threading
 import time
@@ -72,12 +49,14 @@ from trajectory_msgs.msg import JointTrajectory
 
 from manip_dynamics.control.computed_torque import (
     ComputedTorqueController, JointImpedanceController, TimedPoints)
+from manip_dynamics.control.safe_tracking import SafeTracker
+from manip_dynamics.control.trajectory_goal import retimed_from_pose
 from manip_dynamics.errors import InputError
 from manip_dynamics.precompile import warm_up
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.parameters.trajectory_controller import PARAMETERS
 from manip_dynamics.ros.runtime.conversions import (
-    float64_multi_array, joint_state_arrays, stamp_seconds)
+    float64_multi_array, joint_state_arrays, read_trajectory_message, stamp_seconds)
 from manip_dynamics.ros.runtime.glitch_parameters import gate_parameters, held_back_or_implausible
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.listeners import ListenerCheck
@@ -87,7 +66,7 @@ from manip_dynamics.ros.runtime.qos import COMMANDS_QOS, CONTACT_QOS, JOINT_STAT
 from manip_dynamics.ros.runtime.robot_description import (
     model_builder, NO_MODEL_MESSAGE, RobotDescriptionSource)
 from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS
-from manip_dynamics.safety.staleness import StaleInputWatchdog
+from manip_dynamics.ros.runtime.trajectory_goals import follow_joint_trajectory, TrajectoryGoals
 
 #: Default node name.
 NODE_NAME = 'trajectory_controller'
@@ -131,12 +110,9 @@ class TrajectoryControllerNode(GuardedNode):
         self._controller = None
         self._model: RobotModel | None = None
         self._index: list[int] = []
-        self._gate = None
-        self._q: np.ndarray | None = None
-        self._qd: np.ndarray | None = None
-        self._stopped = False
-        self._holding_glitch = False
-        self._stamp = -1.0
+        # the controller behind the gate, the watchdog and the trajectory clock
+        self._tracker: SafeTracker | None = None
+        self._period = max(0.01, self.timeout / 4)   # the watchdog's
         self._resumed_stamp = -1.0
         # trajectories are converted and retimed here, off the control loop
         self._worker = concurrent.futures.ThreadPoolExecutor(
@@ -145,9 +121,6 @@ class TrajectoryControllerNode(GuardedNode):
         #: Duplicate joint states skipped, contact messages ignored as too old.
         self.duplicates = 0
         self.old_contacts = 0
-        # the trajectory clock: the stamp of the last good joint state [s] (its receive time
-        # on the monotonic clock when unstamped)
-        self._trajectory_time = 0.0
         self.commands_topic = '/%s/commands' % self.controller_name.strip('/')
         self.commands_pub = self.create_publisher(Float64MultiArray, self.commands_topic,
                                                   COMMANDS_QOS)
@@ -164,10 +137,7 @@ class TrajectoryControllerNode(GuardedNode):
         self.create_subscription(JointTrajectory, '~/joint_trajectory',
                                  self.trajectory_callback, 10, callback_group=group)
         self.create_service(Trigger, '~/resume', self.resume_callback, callback_group=group)
-        period = max(0.01, self.timeout / 4)
-        self._watchdog = StaleInputWatchdog(self.timeout, period)
-        self.create_timer(period, self.watchdog_callback,
-                          callback_group=group)
+        self.create_timer(self._period, self.watchdog_callback, callback_group=group)
         self.contact_topic = ''
         if self.observer_namespace.strip('/'):
             try:
@@ -179,125 +149,48 @@ class TrajectoryControllerNode(GuardedNode):
                 self.contact_topic = '/%s/contact' % self.observer_namespace.strip('/')
                 self.create_subscription(Contact, self.contact_topic, self.contact_callback,
                                          CONTACT_QOS, callback_group=group)
-        self._goal = None   # (goal handle, rclpy Future of the outcome) of the action
-        self._action_name = self._create_action_server()
+        action = follow_joint_trajectory()
+        self._goals = None if action is None else TrajectoryGoals(
+            self, action, check=self._check_goal, start=self.start_trajectory,
+            hold_here=self._hold_here, ending=self._goal_ending)
         self.get_logger().info(
             'trajectory controller (%s) -> %s; trajectories on %s%s; reaction to contact on '
             '%s: %s; max_tracking_error %g, timeout %g s' % (
                 self.law, self.commands_topic, self.resolve_topic_name('~/joint_trajectory'),
-                (' and the action ' + self._action_name) if self._action_name else
+                (' and the action ' + self._goals.name) if self._goals else
                 ' (no FollowJointTrajectory action: control_msgs is not installed)',
                 self.contact_topic or '(none)', self.reaction, self.max_tracking_error,
                 self.timeout))
 
     # ------------------------------------------------------------------ action
-    def _create_action_server(self) -> str:
-        """Serve control_msgs/FollowJointTrajectory where control_msgs is importable."""
-        try:
-            from control_msgs.action import FollowJointTrajectory
-            from rclpy.action import ActionServer, CancelResponse, GoalResponse
-        except ImportError:
-            return ''
-        self._FollowJointTrajectory = FollowJointTrajectory
+    def _check_goal(self, request: Any) -> None:
+        """Refuse a goal when it arrives for what is known then (JTC does so too)."""
+        model, q = self._model, self._q
+        if model is None or self._controller is None:
+            raise InputError(NO_MODEL_MESSAGE)
+        if q is None:
+            raise InputError('no joint_states yet: the current pose is unknown')
+        trajectory, _ = self._trajectory(model, request.trajectory, q)
+        self._controller.check_start(trajectory, q)
 
-        def on_goal(goal_request: Any) -> Any:
-            # refused when it arrives for what is known then (JTC does so too)
-            model, q = self._model, self._q
-            try:
-                if model is None or self._controller is None:
-                    raise InputError(NO_MODEL_MESSAGE)
-                if q is None:
-                    raise InputError('no joint_states yet: the current pose is unknown')
-                if goal_request.multi_dof_trajectory.points:
-                    raise InputError('the goal has a multi-DOF part: single-DOF joints only')
-                trajectory, _ = self._trajectory(model, goal_request.trajectory, q)
-                self._controller.check_start(trajectory, q)
-            except ValueError as error:
-                self.get_logger().error('goal refused: %s' % error)
-                return GoalResponse.REJECT
-            return GoalResponse.ACCEPT
-
-        def on_cancel(goal_handle: Any) -> Any:
-            # at once, not at the next joint state: stop and hold the current pose
-            goal = self._goal
-            if goal is not None and goal[0] is goal_handle and not goal[1].done():
-                with self.callback_lock:
-                    if self._q is not None:
-                        with self._lock:
-                            self._controller.drop(self._q)
-                    goal[1].set_result((None, 'canceled: holding the current pose'))
-                if self.executor is not None:
-                    self.executor.wake()
-            return CancelResponse.ACCEPT
-        self._action_server = ActionServer(
-            self, FollowJointTrajectory, '~/follow_joint_trajectory', self._execute_goal,
-            goal_callback=on_goal, cancel_callback=on_cancel)
-        return self.resolve_topic_name('~/follow_joint_trajectory')
-
-    async def _execute_goal(self, goal_handle: Any) -> Any:
-        """Follow the goal's trajectory; the outcome comes from the joint_states callback."""
-        from rclpy.task import Future
-        Action = self._FollowJointTrajectory
-        result = Action.Result()
-        outcome = Future()
-        # the coroutine runs outside the node's callbacks: their lock around what they read
-        with self.callback_lock:
-            previous = self._goal
-            if previous is not None and not previous[1].done():
-                previous[1].set_result((Action.Result.INVALID_GOAL, 'preempted by a new goal'))
-            try:
-                self.start_trajectory(goal_handle.request.trajectory)
-            except ValueError as error:
-                refused = error
-            else:
-                refused = None
-                self._goal = (goal_handle, outcome)
-        if refused is not None:
-            result.error_code = Action.Result.INVALID_GOAL
-            result.error_string = str(refused)
-            self.get_logger().error('goal refused: %s' % refused)
-            goal_handle.abort()
-            return result
-        code, text = await outcome
-        result.error_string = text
-        if goal_handle.is_cancel_requested and code in (None, Action.Result.SUCCESSFUL):
-            goal_handle.canceled()   # CANCELED, as JTC answers a cancel
-        elif code == Action.Result.SUCCESSFUL:
-            result.error_code = code
-            goal_handle.succeed()
-        else:   # a preemption (JTC: INVALID_GOAL), a tracking error or a contact
-            result.error_code = code if code is not None else Action.Result.INVALID_GOAL
-            goal_handle.abort()
-        return result
-
-    def _goal_step(self, command: Any, now_q: np.ndarray) -> None:
-        """Feed back and end the running goal from one control step."""
-        goal = self._goal
-        if goal is None or goal[1].done():
-            return
-        self._goal_step_outcome(command, now_q, goal)
-        if goal[1].done() and self.executor is not None:
-            # the goal's coroutine waits on the executor, which sleeps while the lane works
-            self.executor.wake()
-
-    def _goal_step_outcome(self, command: Any, now_q: np.ndarray, goal: Any) -> None:
-        """Set the running goal's outcome where this control step ends it."""
-        handle, outcome = goal
-        Result = self._FollowJointTrajectory.Result
-        if handle.is_cancel_requested:
+    def _hold_here(self, q: np.ndarray | None) -> None:
+        """Stop and hold ``q`` (None: the newest good pose, if any)."""
+        q = self._q if q is None else q
+        if q is not None:
             with self._lock:
-                self._controller.drop(now_q)
-            outcome.set_result((None, 'canceled: holding the current pose'))
-            return
+                self._controller.drop(q)
+
+    def _goal_ending(self, command: Any) -> tuple | None:
+        """How one control step ends the running goal: None, or (result code, text)."""
         state = self._controller.state
         if command.event == 'finished' or state == 'done':
-            outcome.set_result((Result.SUCCESSFUL, ''))
-        elif command.event == 'tracking_error':
-            outcome.set_result((Result.PATH_TOLERANCE_VIOLATED, command.message))
-        elif state in ('holding', 'floating'):
-            outcome.set_result((Result.PATH_TOLERANCE_VIOLATED,
-                                'stopped by a contact (reaction %s): call ~/resume and send '
-                                'the rest of the trajectory again' % self.reaction))
+            return 'SUCCESSFUL', ''
+        if command.event == 'tracking_error':
+            return 'PATH_TOLERANCE_VIOLATED', command.message
+        if state in ('holding', 'floating'):
+            return ('PATH_TOLERANCE_VIOLATED', 'stopped by a contact (reaction %s): call '
+                    '~/resume and send the rest of the trajectory again' % self.reaction)
+        return None
 
     def _tuned(self, name: str, value: Any) -> None:
         """
@@ -338,9 +231,12 @@ class TrajectoryControllerNode(GuardedNode):
         # retiming and timed trajectories once, off the control loop (precompile.warm_up)
         warm_up(model, acceleration_limit=max(self.acceleration_limits)
                 if self.acceleration_limits else None, trajectories=True)
+        tracker = SafeTracker(controller, self.gate_parameters.gate(model), index,
+                              timeout=self.timeout, period=self._period,
+                              stale_action=self.stale_action)
         with self._lock:
             self._model, self._index, self._controller = model, index, controller
-            self._gate = self.gate_parameters.gate(model)
+            self._tracker = tracker
         self.get_logger().info('controlling joints %s, effort limits %s' % (
             names, np.round(controller.limits[index], 6).tolist()))
 
@@ -348,8 +244,7 @@ class TrajectoryControllerNode(GuardedNode):
     def joint_states_callback(self, msg: JointState) -> None:
         """One command per joint state."""
         now = time.monotonic()
-        controller = self._controller
-        if controller is None:
+        if self._tracker is None:
             self._throttle.warning(NO_MODEL_MESSAGE, kind='no model')
             return
         try:
@@ -359,104 +254,76 @@ class TrajectoryControllerNode(GuardedNode):
         except ValueError as error:
             self._throttle.warning('ignoring joint_states: %s' % error)
             return
-        stamp = stamp_seconds(msg.header.stamp)
-        verdict = self._gate.check(now, q, qd, stamp)
-        if verdict.duplicate:
-            # no news (a hardware interface repeated its old sample): the command in force
-            # stays in force at the effort controller
-            self.duplicates += 1
-            return
-        if not verdict.ok:
-            self._answer_rejected(now, verdict)
-            return
-        if verdict.overspeed:
-            self._throttle.warning('overspeed: %s' % verdict.overspeed, kind='overspeed')
         with self._lock:
-            self._q = q
-            self._qd = qd
-            if self._holding_glitch:
-                self._holding_glitch = False
-                self.get_logger().info('good joint_states again: holding the pose of the '
-                                       'last good one until a trajectory or ~/resume')
-            if self._stopped:
-                self._stopped = False
-                controller.hold(q)
-                self.get_logger().info('joint_states are back: holding the current pose')
-            elif 0.0 < stamp < self._stamp - 1e-9:
-                controller.drop(q)
-                self.get_logger().info('joint_states time went back (a simulator reset?): '
-                                       'trajectory dropped, holding the new pose')
-            self._stamp = stamp
-            # the trajectory runs on the hardware's clock: the time the sample was taken, not
-            # when it was processed (a simulator in lockstep runs slower than the wall clock)
-            self._trajectory_time = stamp if stamp > 0.0 else now
-            command = controller.update(self._trajectory_time, q, qd)
-        if self._goal is not None:
-            self._goal_step(command, q)
-        if command.event == 'finished':
-            self.get_logger().info('trajectory finished: holding its last point')
-        elif command.event == 'tracking_error':
-            self.get_logger().error(command.message)
-        if command.saturated:
-            self._throttle.warning('efforts clipped to the effort limits', kind='saturated')
-        self.commands_pub.publish(float64_multi_array(command.tau[self._index]))
-        if self._error_listened():
+            step = self._tracker.update(now, stamp_seconds(msg.header.stamp), q, qd)
+        self._report(step)
+        command = step.control
+        if command is not None:
+            if self._goals is not None:
+                self._goals.step(command, q)
+            if command.event == 'finished':
+                self.get_logger().info('trajectory finished: holding its last point')
+            elif command.event == 'tracking_error':
+                self.get_logger().error(command.message)
+            if command.saturated:
+                self._throttle.warning('efforts clipped to the effort limits', kind='saturated')
+        if step.command is not None:
+            self.commands_pub.publish(float64_multi_array(step.command))
+        if command is not None and self._error_listened():
             error = JointState(name=list(self._model.joint_names),
                                position=command.error.tolist())
             error.header.stamp = msg.header.stamp
             self.error_pub.publish(error)
 
-    def _hold_command(self) -> np.ndarray:
-        """Return gravity at the last good pose, clamped, in command order."""
-        controller = self._controller
-        tau = self._model.gravity_torques(self._q)
-        return np.clip(tau, -controller.limits, controller.limits)[self._index]
-
-    def _answer_rejected(self, now: float, verdict: Any) -> None:
-        """
-        Answer a joint_states sample the gate did not use: never with silence.
-
-        Within ``glitch_hold_time`` of the last good sample the control law runs on that
-        sample; after it the controller holds the last good pose and the node sends gravity
-        there (the hold command), reported once.
-        """
-        self._throttle.warning('%s (%s): %s' % (
-            held_back_or_implausible(verdict.kind), self._gate.summary(), verdict.message),
-            kind='glitch ' + verdict.kind)
-        if self._q is None:
-            return
-        with self._lock:
-            if verdict.hold and not self._holding_glitch:
-                # the law on the last good state, its clock standing still meanwhile
-                command = self._controller.update(self._trajectory_time, self._q,
-                                                  self._qd).tau[self._index]
-            else:
-                if not self._holding_glitch:
-                    self._holding_glitch = True
-                    self._controller.hold(self._q)
+    def _report(self, step: Any) -> None:
+        """Log what the tracker decided (SafeTracker's events)."""
+        for event in step.events:
+            if event == 'duplicate':
+                # no news (a hardware interface repeated its old sample): the command in
+                # force stays in force at the effort controller
+                self.duplicates += 1
+            elif event in ('glitch', 'holding_glitch'):
+                self._throttle.warning('%s (%s): %s' % (
+                    held_back_or_implausible(step.kind), self._tracker.gate.summary(),
+                    step.message), kind='glitch ' + step.kind)
+                if event == 'holding_glitch':
                     self.get_logger().error(
                         'no good joint_states for more than %g s: holding gravity at the '
-                        'last good pose' % self._gate.hold_time)
-                command = self._hold_command()
-        self.commands_pub.publish(float64_multi_array(command))
+                        'last good pose' % self._tracker.gate.hold_time)
+            else:
+                self.get_logger().info({
+                    'recovered': 'good joint_states again: holding the pose of the last good '
+                                 'one until a trajectory or ~/resume',
+                    'resumed': 'joint_states are back: holding the current pose',
+                    'time_back': 'joint_states time went back (a simulator reset?): '
+                                 'trajectory dropped, holding the new pose'}[event])
+        if step.overspeed:
+            self._throttle.warning('overspeed: %s' % step.overspeed, kind='overspeed')
 
     def watchdog_callback(self) -> None:
         """No joint_states at all for ``timeout``: one stale_action command, then nothing."""
-        gate = self._gate
-        if self._controller is None or gate is None:
+        if self._tracker is None:
             return
-        age = self._watchdog.stale_age(time.monotonic(), gate.last_seen_time)
-        if age is not None and not self._stopped and self._q is not None:
-            with self._lock:
-                self._stopped = True
-                self._controller.hold(self._q)
-                command = (np.zeros(len(self._index)) if self.stale_action == 'zero'
-                           else self._hold_command())
-            self.commands_pub.publish(float64_multi_array(command))
-            self.get_logger().error('joint_states are %.3f s old (timeout %g s): stopped, '
-                                    'sent one %s command' % (
-                                        age, self.timeout, 'zero' if self.stale_action ==
-                                        'zero' else 'hold (gravity at the last good pose)'))
+        with self._lock:
+            step = self._tracker.watchdog(time.monotonic())
+        if step.command is not None:
+            self.commands_pub.publish(float64_multi_array(step.command))
+            self.get_logger().error(step.message)
+
+    @property
+    def _q(self) -> np.ndarray | None:
+        """The last good pose [rad or m], model order (None before the first)."""
+        return None if self._tracker is None else self._tracker.q
+
+    @property
+    def _stamp(self) -> float:
+        """The last good joint state's stamp [s] (-1 before the first)."""
+        return -1.0 if self._tracker is None else self._tracker.stamp
+
+    @property
+    def _trajectory_time(self) -> float:
+        """The trajectory clock [s]: the last good joint state's stamp."""
+        return 0.0 if self._tracker is None else self._tracker.time
 
     def trajectory_callback(self, msg: JointTrajectory) -> None:
         """
@@ -509,50 +376,21 @@ class TrajectoryControllerNode(GuardedNode):
         return text
 
     def _trajectory(self, model: RobotModel, msg: JointTrajectory, q: np.ndarray) -> tuple:
-        names = list(msg.joint_names)
-        if sorted(names) != sorted(model.joint_names):
-            raise InputError('joint_names must name every joint of the model once (%s), got '
-                             '%s' % (', '.join(model.joint_names), names))
-        if not msg.points:
-            raise InputError('the trajectory has no points')
-        order = [names.index(n) for n in model.joint_names]
-        times = np.array([p.time_from_start.sec + 1e-9 * p.time_from_start.nanosec
-                          for p in msg.points])
-        try:
-            pos = np.array([np.asarray(p.positions, dtype=np.float64)[order]
-                            for p in msg.points])
-        except IndexError:
-            raise InputError('every point needs one position per joint') from None
-        if np.all(times == 0.0):
-            if not self.acceleration_limits:
-                raise InputError('the trajectory has no timing and the parameter '
-                                 'acceleration_limits is empty: cannot retime it')
-            from manip_dynamics.planning import retime
-            acc = (self.acceleration_limits[0] if len(self.acceleration_limits) == 1
-                   else np.array(self.acceleration_limits))
-            # from the current pose: it replaces a first point within start_tolerance of
-            # it (a planner's start), else it is put before the first point
-            if np.max(np.abs(pos[0] - q)) <= self.start_tolerance:
-                if len(pos) == 1:
-                    return TimedPoints([0.0], q[None, :]), 'retimed (already there)'
-                waypoints = np.vstack([q, pos[1:]])
-            else:
-                waypoints = np.vstack([q, pos])
-            return (retime(model, waypoints, acceleration_limits=acc,
-                           effort_scale=self.effort_scale), 'retimed')
-
-        def field(name: str) -> np.ndarray | None:
-            values = [getattr(p, name) for p in msg.points]
-            if all(len(v) == len(names) for v in values):
-                return np.array([np.asarray(v, dtype=np.float64)[order] for v in values])
-            return None
-        vel, acc = field('velocities'), field('accelerations')
-        if times[0] > 0.0:  # as joint_trajectory_controller: from the current pose at rest
-            times = np.concatenate([[0.0], times])
-            pos = np.vstack([q, pos])
-            vel = None if vel is None else np.vstack([np.zeros(len(q)), vel])
-            acc = None if acc is None else np.vstack([np.zeros(len(q)), acc])
-        return TimedPoints(times, pos, vel, acc if vel is not None else None), 'timed'
+        """Return (TimedPoints, how) for a trajectory message (ValueError: refused)."""
+        if msg.points and not any(stamp_seconds(p.time_from_start) for p in msg.points):
+            names = list(msg.joint_names)
+            return retimed_from_pose(
+                model, [model.to_model_order(names, p.positions, what='point %d positions' % k)
+                        for k, p in enumerate(msg.points)], q,
+                acceleration_limits=self.acceleration_limits or None,
+                start_tolerance=self.start_tolerance, effort_scale=self.effort_scale)
+        # JTC's reading (a first point after t = 0 reached from the current pose at rest,
+        # joints left out held), starting now whatever the header stamp says; the start
+        # pose is the controller's to check (check_start, set_trajectory)
+        goal = read_trajectory_message(model, msg, now=self._stamp, q=q, honour_stamp=False,
+                                       start_tolerance=math.inf)
+        return TimedPoints(goal.times, goal.positions, goal.velocities,
+                           goal.accelerations), 'timed'
 
     def contact_callback(self, msg: Any) -> None:
         """Contact while moving: stop and react (hold or float)."""

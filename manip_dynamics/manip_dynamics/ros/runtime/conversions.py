@@ -41,6 +41,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
+from manip_dynamics.control.trajectory_goal import read_trajectory_goal, TrajectoryGoal
 from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics_interfaces.msg import Contact
@@ -453,6 +454,29 @@ def trajectory_to_arrays(model: RobotModel, trajectory: JointTrajectory) -> tupl
         out[field] = rows
     return (response_joint_names(model, names), out['positions'], out['velocities'],
             out['accelerations'])
+
+
+def read_trajectory_message(model: RobotModel, trajectory: JointTrajectory, *, now: float,
+                            q: ArrayLike, start_tolerance: float,
+                            qd: ArrayLike | None = None, multi_dof_points: int = 0,
+                            honour_stamp: bool = True) -> TrajectoryGoal:
+    """
+    Read a trajectory_msgs/JointTrajectory goal as joint_trajectory_controller does.
+
+    :func:`~manip_dynamics.control.trajectory_goal.read_trajectory_goal` on the message's
+    fields (its docstring has the rules and the parameters).
+
+    :param honour_stamp: Start at the header stamp (JTC); False: start ``now`` whatever it
+        says.
+    :raises PlanRefused: The reason the goal is refused.
+    """
+    points = trajectory.points
+    return read_trajectory_goal(
+        model, list(trajectory.joint_names), [stamp_seconds(p.time_from_start) for p in points],
+        [list(p.positions) for p in points], [list(p.velocities) for p in points],
+        [list(p.accelerations) for p in points],
+        stamp=stamp_seconds(trajectory.header.stamp) if honour_stamp else 0.0, now=now, q=q,
+        qd=qd, start_tolerance=start_tolerance, multi_dof_points=multi_dof_points)
 
 
 def trajectory_with_efforts(trajectory: JointTrajectory, efforts: ArrayLike) -> JointTrajectory:
