@@ -35,7 +35,6 @@ falls the node holds where the push left the arm. ``~/events`` says each decisio
 line. The rules, with JTC's and MoveIt's: docs/ROS2_CONTROL.md, "Goals, endings and holds".
 """
 
-from collections import deque
 from dataclasses import dataclass, field
 import sys
 import threading
@@ -44,10 +43,7 @@ from typing import Any
 
 from action_msgs.msg import GoalStatus
 import numpy as np
-from rcl_interfaces.msg import Log
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.clock import Clock, ClockType
-from rclpy.serialization import deserialize_message
 from rclpy.task import Future
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
@@ -64,8 +60,8 @@ from manip_dynamics.ros.parameters.feedforward_filter import PARAMETERS
 from manip_dynamics.ros.runtime.conversions import (
     joint_state_arrays, read_trajectory_message, stamp_seconds)
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
-from manip_dynamics.ros.runtime.jtc_messages import (
-    erased_tolerances, hold_message, JtcLog, plan_message, reference_pose)
+from manip_dynamics.ros.runtime.jtc_link import ACTIVE_SILENCE, JtcLink
+from manip_dynamics.ros.runtime.jtc_messages import plan_message
 from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node
 from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
 from manip_dynamics.ros.runtime.qos import CONTACT_QOS, JOINT_STATES_QOS
@@ -74,12 +70,6 @@ from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERR
 
 #: Default node name.
 NODE_NAME = 'feedforward_filter'
-#: How often the node looks whether JTC has appeared and resends a refused hold [s].
-WATCH_PERIOD = 0.2
-#: JTC counts as inactive after this long without its controller_state [s].
-ACTIVE_SILENCE = 1.0
-#: Joint states kept to find the pose from before JTC's first command (0.1 s at 1 kHz).
-RECENT_STATES = 100
 #: Goals accepted and not yet executing kept prepared (goals arriving at once).
 PREPARED_GOALS = 8
 #: action_msgs/GoalStatus of JTC's result -> goal_endings' status names.
@@ -138,9 +128,6 @@ class FeedforwardFilterNode(GuardedNode):
         self._q: np.ndarray | None = None
         self._qd: np.ndarray | None = None
         self._stamp = -1.0          # newest joint state's stamp [s]
-        # the last RECENT_STATES joint states (stamp, q): the pose before JTC's first command
-        self._recent: deque = deque(maxlen=RECENT_STATES)
-        self._before_jtc: np.ndarray | None = None
         self._running_until = -1.0  # topic plans: the plan's end on the states' clock
         # a contact flag counts from this stamp on: the running plan's start, or the flag
         # that stopped it (for the flag's fall) [s, joint states' clock]
@@ -148,14 +135,10 @@ class FeedforwardFilterNode(GuardedNode):
         self._run: GoalRun | None = None      # the upstream goal that runs
         self._topic_goal = None               # JTC's goal handle of a ~/joint_trajectory plan
         self._prepared: dict = {}             # id(goal request) -> (request, plan, message)
-        # (why, pose, refused) of the newest hold until JTC accepts it; refused: send again
-        self._pending_hold: tuple | None = None
-        self._jtc_seen = False
         self._rehold = False   # hold again where the arm is when the contact ends
         # after a stop: [why, (stamp, pose) the arm has stayed near since] until it holds
         self._settle: RestDetector | None = None
-        self._jtc_log = JtcLog(self.controller_name)
-        self.holds = self.plans = self.refused = self.contacts = 0
+        self.plans = self.refused = self.contacts = 0
         self.events_pub = self.create_publisher(String, '~/events', 10)
         group = MutuallyExclusiveCallbackGroup()
         self.source = RobotDescriptionSource(self, urdf, build, on_model=self._set_model,
@@ -184,35 +167,27 @@ class FeedforwardFilterNode(GuardedNode):
             raise StartupError('downstream: action needs control_msgs, which is not '
                                'installed (apt install ros-$ROS_DISTRO-control-msgs)')
         use_action = self._Action is not None and self.downstream != 'topic'
-        self._jtc_topic = '/%s/joint_trajectory' % self.controller_name
-        self._jtc_action = '/%s/follow_joint_trajectory' % self.controller_name
-        self._topic_pub = self.create_publisher(JointTrajectory, self._jtc_topic, 10)
+        self._topic_pub = self.create_publisher(
+            JointTrajectory, '/%s/joint_trajectory' % self.controller_name, 10)
         self._client = None
-        self._jtc_state_wall = -1.0   # monotonic time of JTC's last controller_state
-        self._jtc_state_raw: bytes | None = None   # that message, serialized
         if use_action:
-            from control_msgs.msg import JointTrajectoryControllerState
             from rclpy.action import ActionClient
-            self._JtcState = JointTrajectoryControllerState
-            self._client = ActionClient(self, self._Action, self._jtc_action,
-                                        callback_group=group)
-            # JTC publishes its state only while active: the sign that it became active
-            self.create_subscription(
-                JointTrajectoryControllerState, '/%s/controller_state' % self.controller_name,
-                self._jtc_state, JOINT_STATES_QOS, callback_group=streams, raw=True)
-            # JTC says why it refuses a goal only in its log
-            self.create_subscription(Log, '/rosout', self._jtc_log.note, 50, callback_group=group)
+            self._client = ActionClient(self, self._Action, '/%s/follow_joint_trajectory'
+                                        % self.controller_name, callback_group=group)
+        self.link = JtcLink(
+            self, self.controller_name, client=self._client, action=self._Action,
+            topic_pub=self._topic_pub, gravity=self.gravity, feedforward=self.feedforward,
+            event=self._event, defer=self._defer, pose=lambda: (self._model, self._q),
+            busy=self._busy, goal_running=lambda: self._run is not None, group=group,
+            streams=streams)
         served = self._serve_action(group)
-        # discovery is wall-clock business: a steady timer also runs when /clock does not
-        self.create_timer(WATCH_PERIOD, self._watch_jtc, callback_group=group,
-                          clock=Clock(clock_type=ClockType.STEADY_TIME))
         self.get_logger().info(
             'feed-forward filter: plans on %s%s -> %s (%s); on_infeasible %s, gravity %s; '
             'contact from %s' % (
                 self.resolve_topic_name('~/joint_trajectory'),
                 ' and the action ' + served if served else
                 ' (no action: control_msgs is not installed)',
-                self._jtc_action if self._client else self._jtc_topic,
+                self.link.target,
                 'feed-forward' if self.feedforward else 'NO feed-forward',
                 self.on_infeasible, self.gravity, self.contact_topic or '(none)'))
 
@@ -273,7 +248,7 @@ class FeedforwardFilterNode(GuardedNode):
         self._q = q
         self._qd = qd if qd is not None and np.all(np.isfinite(qd)) else None
         self._stamp = stamp_seconds(msg.header.stamp)
-        self._recent.append((self._stamp, q))
+        self.link.note_state(self._stamp, q)
         settle = self._settle
         if settle is not None and self._run is None and settle.update(self._stamp, q):
             self._defer('settled', self._settled, settle)
@@ -305,7 +280,7 @@ class FeedforwardFilterNode(GuardedNode):
         """Hold where the arm has come to rest after a stop (:class:`RestDetector`)."""
         if self._settle is settle and self._run is None:
             self._settle = None
-            self._hold('at rest after: %s' % settle.why)
+            self.link.hold('at rest after: %s' % settle.why)
 
     def _answer_due(self, run: GoalRun, after: float) -> None:
         """Make JTC's next answer on ``run`` due ANSWER_GRACE after ``after`` (or earlier)."""
@@ -324,7 +299,7 @@ class FeedforwardFilterNode(GuardedNode):
         waited = ('its acceptance' if run.downstream is None else 'its result')
         run.overdue = ('%s did not send %s in time (by %.3f s, joint states clock); '
                        'the goal was ended here and the arm held where it is' % (
-                           self._jtc_action, waited, run.deadline))
+                           self.link.action_name, waited, run.deadline))
         if run.downstream is not None:
             run.downstream.cancel_goal_async()
         if run.sending is not None and not run.sending.done():
@@ -338,118 +313,11 @@ class FeedforwardFilterNode(GuardedNode):
         if run.finished is not None and not run.finished.done():
             run.finished.set_result(True)
 
-    def _jtc_state(self, raw: bytes) -> None:
-        """Note JTC's controller_state (kept serialized: read only when needed, it is large)."""
-        now = time.monotonic()
-        silent = now - self._jtc_state_wall >= ACTIVE_SILENCE
-        self._jtc_state_wall = now
-        self._jtc_state_raw = raw
-        if not self._jtc_seen:
-            # JTC has just become active and holds with its PID alone: the gravity hold goes
-            # out now, not at the next watch period (a soft arm sags fast meanwhile), and to
-            # the pose of the newest joint state stamped before JTC's first update, which its
-            # first command had not yet moved (the previous controller's hold)
-            if silent:
-                first = stamp_seconds(deserialize_message(raw, self._JtcState).header.stamp)
-                before = [q for stamp, q in self._recent if stamp < first]
-                self._before_jtc = before[-1] if before else None
-            self._defer('jtc seen', self._watch_jtc)
-
-    def _jtc_hold_pose(self) -> np.ndarray | None:
-        """
-        Return the pose JTC holds now (its ``reference``), model order, or None.
-
-        After a cancel or an abort JTC holds the positions the arm had then, with its hold
-        message's effort (zero, or that of the last successful goal's end: another pose's
-        gravity, which moves the arm until the node's hold arrives); the node's hold goes to
-        that same pose with its own gravity torques, so the arm ends where it stopped.
-        """
-        model, raw = self._model, self._jtc_state_raw
-        if model is None or raw is None:
-            return None
-        return reference_pose(deserialize_message(raw, self._JtcState), model.joint_names)
-
-    def _jtc_active(self) -> bool:
-        """Return whether JTC is there to take plans (its state flows, or its topic)."""
-        if self._client is not None:
-            return (time.monotonic() - self._jtc_state_wall < ACTIVE_SILENCE
-                    and self._client.server_is_ready())
-        return self.count_subscribers(self._jtc_topic) > 0
-
     def _busy(self) -> bool:
         return (self._run is not None or self._topic_goal is not None
                 or self._stamp < self._running_until)
 
-    def _watch_jtc(self) -> None:
-        """Hold when JTC becomes active (its state flows) or its topic appears; resend."""
-        present = self._jtc_active()
-        if not present and not self._busy():   # a plan in progress: JTC is active
-            self._jtc_seen = False
-            return
-        if present and not self._jtc_seen and self._q is not None and \
-                self._model is not None:
-            self._jtc_seen = True
-            pose, self._before_jtc = self._before_jtc, None
-            self._pending_hold = None
-            self._hold('JTC appeared (%s): holding the %s pose with gravity torques before any '
-                       'plan' % (self._jtc_action if self._client else self._jtc_topic,
-                                 'current' if pose is None else 'last held'), pose)
-        elif present and self._pending_hold is not None and self._pending_hold[2] and \
-                self._run is None:
-            why, pose, _ = self._pending_hold
-            self._hold('again: %s' % why, pose)
-
-    # ------------------------------------------------------------------ holds
-    def _hold(self, why: str, pose: np.ndarray | None = None) -> None:
-        """
-        Send JTC one point, ``pose`` (default the current one), at rest, with its gravity.
-
-        Checked: JTC's acceptance is logged; a refusal is logged and the hold stays pending,
-        sent again every watch period while JTC is active and no goal runs.
-        """
-        q = self._q if pose is None else pose
-        if self._model is None or q is None:
-            return
-        msg = hold_message(self._model, q, self.gravity, self.feedforward)
-        self.holds += 1
-        self._pending_hold = (why, q, False)
-        self._event('hold: %s' % why)
-        if self._client is None:
-            if self.count_subscribers(self._jtc_topic) > 0:
-                self._pending_hold = None
-            else:
-                self._event('hold not delivered: nobody subscribes %s; sent again when JTC '
-                            'listens' % self._jtc_topic, error=True)
-            self._topic_pub.publish(msg)
-            self._pending_hold = (why, q, True) if self._pending_hold else None
-            return
-        # no tolerance to check: JTC ends the goal at once as a success and keeps its
-        # point, effort included (a goal it aborted would leave its hold message's old effort)
-        erased = erased_tolerances(msg.joint_names)
-        future = self._client.send_goal_async(self._Action.Goal(
-            trajectory=msg, path_tolerance=erased, goal_tolerance=list(erased)))
-        future.add_done_callback(lambda done: self._hold_answered(done, why, q))
-
-    def _hold_answered(self, future: Any, why: str, q: np.ndarray) -> None:
-        handle = future.result()
-        if handle is not None and handle.accepted:
-            if self._pending_hold is not None and self._pending_hold[1] is q:
-                self._pending_hold = None
-            self.get_logger().debug('hold accepted by %s' % self.controller_name)
-            return
-        if self._pending_hold is not None and self._pending_hold[1] is q:
-            self._pending_hold = (why, q, True)   # the watch sends it again
-        self._event('hold refused by %s%s: sent again while it is active' % (
-            self._jtc_action, self._jtc_log.refusal()), error=True)
-
-    def shutdown_hold(self) -> bool:
-        """Hold the current pose on JTC's topic on the way out (no action can complete)."""
-        if self._model is None or self._q is None:
-            return False
-        self._topic_pub.publish(hold_message(self._model, self._q, self.gravity,
-                                             self.feedforward))
-        return True
-
+    # ------------------------------------------------------------------ contact
     def _fresh(self, msg: Any) -> bool:
         """
         Return whether a contact message speaks of the running plan (or of its stop).
@@ -490,7 +358,7 @@ class FeedforwardFilterNode(GuardedNode):
                 # torques of that pose (JTC's PID alone would carry the old pose's g(q) and
                 # the mismatch over the displacement)
                 self._rehold = False
-                self._hold('the contact has ended: holding the pose it left')
+                self.link.hold('the contact has ended: holding the pose it left')
                 self._settle = RestDetector('the contact')
             return
         run = self._run
@@ -520,7 +388,7 @@ class FeedforwardFilterNode(GuardedNode):
             if run.downstream is None and run.finished is not None and \
                     not run.finished.done():
                 run.finished.set_result(False)   # downstream topic: it ends now
-        self._hold(reason)
+        self.link.hold(reason)
 
     # ------------------------------------------------------------------ plans
     def _prepare(self, trajectory: JointTrajectory,
@@ -561,7 +429,7 @@ class FeedforwardFilterNode(GuardedNode):
     def _topic_plan(self, trajectory: JointTrajectory) -> None:
         """Forward a plan from ~/joint_trajectory (to JTC's action or topic)."""
         try:
-            if not self._jtc_active():
+            if not self.link.active():
                 raise PlanRefused('%s is not active' % self.controller_name)
             plan, msg, end = self._prepare(trajectory)
         except PlanRefused as error:
@@ -581,7 +449,7 @@ class FeedforwardFilterNode(GuardedNode):
     def _topic_goal_sent(self, future: Any) -> None:
         handle = future.result()
         if handle is None or not handle.accepted:
-            self._event('%s refused the plan%s' % (self._jtc_action, self._jtc_log.refusal()),
+            self._event('%s refused the plan%s' % (self.link.action_name, self.link.log.refusal()),
                         error=True)
             self._running_until = -1.0
             return
@@ -597,7 +465,7 @@ class FeedforwardFilterNode(GuardedNode):
         """Refuse at goal time what can be known then (module docstring); ACCEPT the rest."""
         from rclpy.action import GoalResponse
         try:
-            if not self._jtc_active():
+            if not self.link.active():
                 raise PlanRefused(
                     '%s is not active (no controller_state for %g s): activate it, e.g. '
                     'ros2 control switch_controllers --activate %s' % (
@@ -674,13 +542,13 @@ class FeedforwardFilterNode(GuardedNode):
             if handle is None or not handle.accepted:
                 result.error_code = Result.INVALID_GOAL
                 result.error_string = '%s refused the plan%s' % (
-                    self._jtc_action, self._jtc_log.refusal())
+                    self.link.action_name, self.link.log.refusal())
                 self._event('goal aborted: %s' % result.error_string, error=True)
                 upstream.abort()
                 if previous is not None and previous.downstream is not None:
                     previous.downstream.cancel_goal_async()   # it would run on at JTC
                 if self._run is run:
-                    self._hold('%s refused the goal' % self.controller_name)
+                    self.link.hold('%s refused the goal' % self.controller_name)
                 return result
             run.downstream = handle
             goal_time = stamp_seconds(upstream.request.goal_time_tolerance)
@@ -715,7 +583,7 @@ class FeedforwardFilterNode(GuardedNode):
         ending = goal_ending(jtc, overdue=run.overdue, preempted=run.preempted,
                              cancel_requested=upstream.is_cancel_requested,
                              contact=run.reasons[0] if run.reasons else '',
-                             controller=self.controller_name, action=self._jtc_action)
+                             controller=self.controller_name, action=self.link.action_name)
         if jtc is not None:
             result.error_code = jtc.error_code
         if ending.error_code is not None:
@@ -728,16 +596,16 @@ class FeedforwardFilterNode(GuardedNode):
         self._event(ending_line(ending.status, self._stamp, result.error_string))
         if ending.hold is not None and (self._run is run or self._run is None) and \
                 not run.reasons:
-            pose = self._jtc_hold_pose() if downstream is not None else None
-            self._hold(ending.hold + ('; at the pose JTC holds' if pose is not None else ''),
-                       pose)
+            pose = self.link.hold_pose(self._model) if downstream is not None else None
+            self.link.hold(ending.hold + ('; at the pose JTC holds' if pose is not None
+                                          else ''), pose)
             self._settle = RestDetector(ending.hold)
         return result
 
 
 def _hold_on_the_way_out(node: FeedforwardFilterNode) -> None:
     """``before_destroy``: hold the current pose with its gravity on JTC's topic."""
-    if node.shutdown_hold():
+    if node.link.shutdown_hold():
         node.get_logger().info('shutting down: sent JTC a hold of the current pose')
         time.sleep(0.05)  # let the middleware hand the message out
 
