@@ -26,11 +26,11 @@ No ROS here: :mod:`manip_dynamics.ros.nodes.external_torque_observer` is a thin 
 """
 
 from manip_dynamics.observers.contact import (
-    ContactDetector, ContactState, DEFAULT_WRENCH_DAMPING, estimate_wrench, link_wrench,
-    MAX_CONTACT_AGE, wrench_frames, wrench_in_axes)
+    contact_is_current, ContactDetector, ContactState, DEFAULT_WRENCH_DAMPING,
+    estimate_wrench, link_wrench, MAX_CONTACT_AGE, wrench_frames, wrench_in_axes)
 from manip_dynamics.observers.gated_observer import GatedObserver
 from manip_dynamics.observers.momentum_observer import MomentumObserver
 
-__all__ = ['ContactDetector', 'ContactState', 'DEFAULT_WRENCH_DAMPING', 'estimate_wrench',
-           'GatedObserver', 'link_wrench', 'MAX_CONTACT_AGE', 'MomentumObserver',
-           'wrench_frames', 'wrench_in_axes']
+__all__ = ['contact_is_current', 'ContactDetector', 'ContactState', 'DEFAULT_WRENCH_DAMPING',
+           'estimate_wrench', 'GatedObserver', 'link_wrench', 'MAX_CONTACT_AGE',
+           'MomentumObserver', 'wrench_frames', 'wrench_in_axes']

@@ -51,6 +51,26 @@ DEFAULT_WRENCH_DAMPING = 0.01
 MAX_CONTACT_AGE = 0.5
 
 
+def contact_is_current(stamp: float, newest: float, since: float,
+                       max_age: float = MAX_CONTACT_AGE) -> bool:
+    """
+    Return whether a contact flag speaks of the motion a controller runs now.
+
+    All times on the joint states' clock [s] (a flag carries the stamp of the joint state it
+    was computed from). A flag counts when stamped at or after ``since`` (the motion's start,
+    a resume, or the flag that stopped it) and at most ``max_age`` before the newest joint
+    state. The age bound is not one update period: behind the real controller_manager with a
+    busy core the observer's output trailed the joint states by up to 0.25 s, and a flag
+    judged by age alone came too late to count.
+
+    :param stamp: The flag's stamp.
+    :param newest: The newest joint state's stamp.
+    :param since: The earliest stamp that counts.
+    :param max_age: [s].
+    """
+    return stamp >= since and newest - stamp <= max_age
+
+
 class ContactState(NamedTuple):
     """
     One contact decision, model order.

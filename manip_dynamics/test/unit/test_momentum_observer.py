@@ -37,8 +37,8 @@ import pytest
 from manip_dynamics import InputError, RobotModel
 from manip_dynamics.bundled import urdf_path
 from manip_dynamics.observers import (
-    ContactDetector, estimate_wrench, link_wrench, MomentumObserver, wrench_frames,
-    wrench_in_axes)
+    contact_is_current, ContactDetector, estimate_wrench, link_wrench, MomentumObserver,
+    wrench_frames, wrench_in_axes)
 from manip_dynamics.observers.command_history import CommandHistory, CommandUnavailable
 from manip_dynamics.simulation import Simulator
 
@@ -432,3 +432,11 @@ def test_the_command_in_force_is_paired_not_the_newest():
     with pytest.raises(CommandUnavailable, match='no effort command on /cmd') as missing:
         history.at(11 * ms, '/cmd')
     assert missing.value.kind == 'command missing'
+
+
+def test_a_contact_flag_counts_from_the_motion_on_and_while_young():
+    # on the joint states' clock: the motion started at 10 s, the newest state is 12 s
+    assert contact_is_current(11.8, 12.0, since=10.0, max_age=0.5)
+    assert contact_is_current(10.0, 10.4, since=10.0, max_age=0.5)      # its very start
+    assert not contact_is_current(9.99, 10.2, since=10.0, max_age=0.5)  # before the motion
+    assert not contact_is_current(11.4, 12.0, since=10.0, max_age=0.5)  # too old

@@ -55,6 +55,7 @@ from manip_dynamics.control.goal_endings import (
 from manip_dynamics.control.plan_feedforward import (
     plan_with_feedforward, PlannedMotion, PlanRefused)
 from manip_dynamics.errors import InputError
+from manip_dynamics.observers.contact import contact_is_current
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.parameters.feedforward_filter import PARAMETERS
 from manip_dynamics.ros.runtime.conversions import (
@@ -319,17 +320,9 @@ class FeedforwardFilterNode(GuardedNode):
 
     # ------------------------------------------------------------------ contact
     def _fresh(self, msg: Any) -> bool:
-        """
-        Return whether a contact message speaks of the running plan (or of its stop).
-
-        Stamped at or after the plan was sent on (after a stop: at or after the flag that
-        stopped it), and at most max_contact_age before the newest joint state. The age
-        bound is 0.5 s, not one update period: by hand with a busy core the observer's
-        output trailed the joint states by up to 0.25 s, and a flag judged by age alone came
-        too late to count (the push was flagged 0.3 to 0.56 s after it began, past its end).
-        """
-        stamp = stamp_seconds(msg.header.stamp)
-        return stamp >= self._contact_since and self._stamp - stamp <= self.max_contact_age
+        """Whether a contact flag speaks of the running plan (or the flag that stopped it)."""
+        return contact_is_current(stamp_seconds(msg.header.stamp), self._stamp,
+                                  self._contact_since, self.max_contact_age)
 
     def _contact(self, msg: Any) -> None:
         """From the lane: a contact flag that may stop a plan, or end a push, to the executor."""

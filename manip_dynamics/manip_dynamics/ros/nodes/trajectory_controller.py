@@ -52,6 +52,7 @@ from manip_dynamics.control.computed_torque import (
 from manip_dynamics.control.safe_tracking import SafeTracker
 from manip_dynamics.control.trajectory_goal import retimed_from_pose
 from manip_dynamics.errors import InputError
+from manip_dynamics.observers.contact import contact_is_current
 from manip_dynamics.precompile import warm_up
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.parameters.trajectory_controller import PARAMETERS
@@ -405,7 +406,8 @@ class TrajectoryControllerNode(GuardedNode):
         # resume, is about a state the arm has left
         stamp = stamp_seconds(msg.header.stamp)
         age = self._stamp - stamp
-        if stamp > 0.0 and (age > self.max_contact_age or stamp < self._resumed_stamp):
+        if stamp > 0.0 and not contact_is_current(stamp, self._stamp, self._resumed_stamp,
+                                                  self.max_contact_age):
             self.old_contacts += 1
             self._throttle.warning(
                 'ignoring a contact message %.3f s older than the newest joint state (more '
