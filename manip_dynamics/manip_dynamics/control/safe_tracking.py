@@ -46,6 +46,14 @@ from manip_dynamics.safety.staleness import StaleInputWatchdog
 
 FloatArray = NDArray[np.float64]
 
+#: What a node logs for the tracker's good-sample events (:class:`TrackStep`).
+EVENT_TEXTS = {
+    'recovered': 'good joint_states again: holding the pose of the last good one until a '
+                 'trajectory or ~/resume',
+    'resumed': 'joint_states are back: holding the current pose',
+    'time_back': 'joint_states time went back (a simulator reset?): trajectory dropped, '
+                 'holding the new pose'}
+
 
 @dataclass(frozen=True)
 class TrackStep:
@@ -80,6 +88,8 @@ class SafeTracker:
     def __init__(self, controller: Any, gate: Any, index: list[int], *, timeout: float,
                  period: float, stale_action: str = 'hold') -> None:
         """
+        Wrap a tracking controller.
+
         :param controller: The tracking controller (``update``, ``hold``, ``drop``,
             ``limits``, ``model``).
         :param gate: The :class:`~manip_dynamics.safety.JointStateGate` for its samples.
@@ -174,3 +184,23 @@ class SafeTracker:
                          'stopped, sent one %s command' % (
                              age, self.timeout,
                              'zero' if zero else 'hold (gravity at the last good pose)'))
+
+    def goal_ending(self, control: Any, reaction: str) -> tuple | None:
+        """
+        Say how one control step ends a FollowJointTrajectory goal being tracked.
+
+        :param control: The step's controller command (:attr:`TrackStep.control`).
+        :param reaction: The contact reaction in force (for the text).
+        :return: None while the goal runs; else (control_msgs result constant name, text):
+            ``SUCCESSFUL`` at the end, ``PATH_TOLERANCE_VIOLATED`` after a tracking-error
+            stop or a contact stop.
+        """
+        state = self.controller.state
+        if control.event == 'finished' or state == 'done':
+            return 'SUCCESSFUL', ''
+        if control.event == 'tracking_error':
+            return 'PATH_TOLERANCE_VIOLATED', control.message
+        if state in ('holding', 'floating'):
+            return ('PATH_TOLERANCE_VIOLATED', 'stopped by a contact (reaction %s): call '
+                    '~/resume and send the rest of the trajectory again' % reaction)
+        return None

@@ -54,6 +54,8 @@ class CommandHistory:
     def __init__(self, max_age: float, delay: float = 0.0,
                  length: int = DEFAULT_HISTORY) -> None:
         """
+        Keep up to ``length`` commands.
+
         :param max_age: Oldest usable command at the pairing time [s].
         :param delay: How long before the joint state the paired command was received [s].
         :param length: Commands kept.

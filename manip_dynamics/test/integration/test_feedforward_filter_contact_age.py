@@ -50,7 +50,7 @@ def test_a_flag_counts_from_the_plan_start_within_the_age_bound():
     plan_sent = 100.0
     newest_state = 100.6
     node = SimpleNamespace(_stamp=newest_state, _contact_since=plan_sent,
-                           max_contact_age=MAX_CONTACT_AGE)
+                           p=SimpleNamespace(max_contact_age=MAX_CONTACT_AGE))
 
     def fresh(stamp: float) -> bool:
         return FeedforwardFilterNode._fresh(node, flag(stamp))
@@ -69,7 +69,8 @@ def test_a_flag_of_the_running_plan_too_old_to_act_on_is_reported():
     # a stop that did not happen is said in the log (throttled), not dropped silently
     warned, deferred = [], []
     node = SimpleNamespace(
-        _stamp=102.0, _contact_since=100.0, max_contact_age=MAX_CONTACT_AGE, _rehold=False,
+        _stamp=102.0, _contact_since=100.0, p=SimpleNamespace(max_contact_age=MAX_CONTACT_AGE),
+        _rehold=False,
         _late_flags=SimpleNamespace(warning=lambda text, kind=None: warned.append(text)),
         _defer=lambda *args: deferred.append(args), _busy=lambda: True, _contact_acted=None)
     node._fresh = lambda msg: FeedforwardFilterNode._fresh(node, msg)

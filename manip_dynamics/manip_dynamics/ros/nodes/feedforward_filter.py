@@ -35,23 +35,18 @@ falls the node holds where the push left the arm. ``~/events`` says each decisio
 line. The rules, with JTC's and MoveIt's: docs/ROS2_CONTROL.md, "Goals, endings and holds".
 """
 
-from dataclasses import dataclass, field
 import sys
 import threading
 import time
 from typing import Any
 
-from action_msgs.msg import GoalStatus
 import numpy as np
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.task import Future
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from trajectory_msgs.msg import JointTrajectory
 
-from manip_dynamics.control.gains import GOAL_TIME
-from manip_dynamics.control.goal_endings import (
-    ending_line, goal_ending, JtcResult, RestDetector)
+from manip_dynamics.control.goal_endings import RestDetector
 from manip_dynamics.control.plan_feedforward import (
     plan_with_feedforward, PlannedMotion, PlanRefused)
 from manip_dynamics.errors import InputError
@@ -60,9 +55,10 @@ from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.parameters.feedforward_filter import PARAMETERS
 from manip_dynamics.ros.runtime.conversions import (
     joint_state_arrays, read_trajectory_message, stamp_seconds)
+from manip_dynamics.ros.runtime.goal_relay import GoalRelay
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
-from manip_dynamics.ros.runtime.jtc_link import ACTIVE_SILENCE, JtcLink
-from manip_dynamics.ros.runtime.jtc_messages import plan_message
+from manip_dynamics.ros.runtime.jtc_link import JtcLink
+from manip_dynamics.ros.runtime.jtc_messages import follow_joint_trajectory, plan_message
 from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node
 from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
 from manip_dynamics.ros.runtime.qos import CONTACT_QOS, JOINT_STATES_QOS
@@ -71,60 +67,19 @@ from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERR
 
 #: Default node name.
 NODE_NAME = 'feedforward_filter'
-#: Goals accepted and not yet executing kept prepared (goals arriving at once).
-PREPARED_GOALS = 8
-#: action_msgs/GoalStatus of JTC's result -> goal_endings' status names.
-GOAL_STATUS = {GoalStatus.STATUS_SUCCEEDED: 'succeeded', GoalStatus.STATUS_CANCELED: 'canceled',
-               GoalStatus.STATUS_ABORTED: 'aborted'}
-#: JTC's answer is overdue ANSWER_GRACE [s, joint states' clock] after the goal was sent
-#: (its acceptance) or after a cancel or a contact stop was passed down (its result: JTC
-#: answers these at once), and RESULT_GRACE after the plan's end plus its goal time (the
-#: larger of the goal's and GOAL_TIME, the launch's JTC configuration). The goal then ends
-#: without the answer, and the arm is held. By hand behind the real controller_manager one
-#: goal in 19 rounds never ended.
-ANSWER_GRACE = 1.0
-RESULT_GRACE = 2.0
-
-
-@dataclass
-class GoalRun:
-    """One upstream goal from acceptance to its end (one runs at a time)."""
-
-    upstream: Any                 # the upstream ServerGoalHandle
-    plan: PlannedMotion
-    message: JointTrajectory      # what goes to JTC
-    end: float                    # the plan's end on the joint states' clock [s]
-    downstream: Any = None        # JTC's ClientGoalHandle once accepted
-    reasons: list = field(default_factory=list)   # why the node stopped it (contact)
-    preempted: bool = False       # a newer goal replaced it
-    finished: Future | None = None   # set when the goal ends: JTC answered, preempted, time up
-    sending: Future | None = None    # the goal request to JTC, until JTC answers it
-    deadline: float = float('inf')   # JTC's next answer is overdue then (joint states' clock)
-    overdue: str = ''             # why the node ended the goal without JTC's answer
 
 
 class FeedforwardFilterNode(GuardedNode):
     """Check plans, fill the feed-forward, forward to JTC, hold after every stop (module)."""
 
     def __init__(self, **kwargs: Any) -> None:
-        """
-        Declare and check the parameters, then create the model source and interfaces.
-
-        :raises StartupError: A bad parameter or robot_description.
-        """
+        """Declare and check the parameters, then the interfaces (StartupError: bad ones)."""
         super().__init__(NODE_NAME, **kwargs)
         values = declare_parameters(self, PARAMETERS, on_change=self._tuned)
         urdf, build = model_builder(values)
+        self.p = values   # tunable ones follow ros2 param set (checked)
         self.controller_name = values.jtc_name.strip('/')
-        self.downstream = values.downstream
-        self.on_infeasible = values.on_infeasible
-        self.gravity = values.gravity_feedforward
-        self.feedforward = values.feedforward
-        self.acceleration_limits = values.acceleration_limits or []
-        self.start_tolerance = values.start_tolerance
-        self.max_contact_age = values.max_contact_age
         self._late_flags = KindThrottle(self.get_logger(), 2.0)
-        self.observer_namespace = values.observer_namespace
         self._model: RobotModel | None = None
         self._q: np.ndarray | None = None
         self._qd: np.ndarray | None = None
@@ -133,9 +88,7 @@ class FeedforwardFilterNode(GuardedNode):
         # a contact flag counts from this stamp on: the running plan's start, or the flag
         # that stopped it (for the flag's fall) [s, joint states' clock]
         self._contact_since = float('-inf')
-        self._run: GoalRun | None = None      # the upstream goal that runs
         self._topic_goal = None               # JTC's goal handle of a ~/joint_trajectory plan
-        self._prepared: dict = {}             # id(goal request) -> (request, plan, message)
         self._rehold = False   # hold again where the arm is when the contact ends
         # after a stop: [why, (stamp, pose) the arm has stayed near since] until it holds
         self._settle: RestDetector | None = None
@@ -158,16 +111,16 @@ class FeedforwardFilterNode(GuardedNode):
         self.create_subscription(JointTrajectory, '~/joint_trajectory', self._topic_plan, 10,
                                  callback_group=group)
         self.contact_topic = ''
-        if self.observer_namespace.strip('/'):
+        if self.p.observer_namespace.strip('/'):
             from manip_dynamics_interfaces.msg import Contact
-            self.contact_topic = '/%s/contact' % self.observer_namespace.strip('/')
+            self.contact_topic = '/%s/contact' % self.p.observer_namespace.strip('/')
             self.create_subscription(Contact, self.contact_topic, self._contact, CONTACT_QOS,
                                      callback_group=streams)
-        self._Action = self._action_type()
-        if self.downstream == 'action' and self._Action is None:
+        self._Action = follow_joint_trajectory()
+        if self.p.downstream == 'action' and self._Action is None:
             raise StartupError('downstream: action needs control_msgs, which is not '
                                'installed (apt install ros-$ROS_DISTRO-control-msgs)')
-        use_action = self._Action is not None and self.downstream != 'topic'
+        use_action = self._Action is not None and self.p.downstream != 'topic'
         self._topic_pub = self.create_publisher(
             JointTrajectory, '/%s/joint_trajectory' % self.controller_name, 10)
         self._client = None
@@ -177,11 +130,17 @@ class FeedforwardFilterNode(GuardedNode):
                                         % self.controller_name, callback_group=group)
         self.link = JtcLink(
             self, self.controller_name, client=self._client, action=self._Action,
-            topic_pub=self._topic_pub, gravity=self.gravity, feedforward=self.feedforward,
+            topic_pub=self._topic_pub, gravity=self.p.gravity_feedforward,
+            feedforward=self.p.feedforward,
             event=self._event, defer=self._defer, pose=lambda: (self._model, self._q),
             busy=self._busy, goal_running=lambda: self._run is not None, group=group,
             streams=streams)
-        served = self._serve_action(group)
+        self.relay = None if self._Action is None else GoalRelay(
+            self, self._Action, self.link, group=group, prepare=self._prepare,
+            accepted=self._accepted, refused=self._refused, event=self._event,
+            stamp=lambda: self._stamp, started=self._goal_started, until=self._until,
+            ended=self._goal_ended)
+        served = self.relay.name if self.relay else ''
         self.get_logger().info(
             'feed-forward filter: plans on %s%s -> %s (%s); on_infeasible %s, gravity %s; '
             'contact from %s' % (
@@ -189,34 +148,12 @@ class FeedforwardFilterNode(GuardedNode):
                 ' and the action ' + served if served else
                 ' (no action: control_msgs is not installed)',
                 self.link.target,
-                'feed-forward' if self.feedforward else 'NO feed-forward',
-                self.on_infeasible, self.gravity, self.contact_topic or '(none)'))
+                'feed-forward' if self.p.feedforward else 'NO feed-forward',
+                self.p.on_infeasible, self.p.gravity_feedforward, self.contact_topic or '(none)'))
 
     # ------------------------------------------------------------------ set-up
-    @staticmethod
-    def _action_type() -> Any:
-        """Return control_msgs' FollowJointTrajectory, or None where it is not installed."""
-        try:
-            from control_msgs.action import FollowJointTrajectory
-        except ImportError:
-            return None
-        return FollowJointTrajectory
-
-    def _serve_action(self, group: Any) -> str:
-        """Serve ~/follow_joint_trajectory where control_msgs is installed."""
-        if self._Action is None:
-            return ''
-        from rclpy.action import ActionServer
-        self._server = ActionServer(self, self._Action, '~/follow_joint_trajectory',
-                                    self._execute, callback_group=group,
-                                    goal_callback=self._goal_callback,
-                                    handle_accepted_callback=self._accepted_callback,
-                                    cancel_callback=self._cancel_callback)
-        return self.resolve_topic_name('~/follow_joint_trajectory')
-
     def _tuned(self, name: str, value: Any) -> None:
-        """Use a new start_tolerance or max_contact_age (set and checked) from now on."""
-        setattr(self, name, value)
+        """Log a new start_tolerance or max_contact_age (in self.p, checked; used from now)."""
         self.get_logger().info('%s set to %g' % (name, value))
 
     def _set_model(self, model: RobotModel) -> None:
@@ -256,9 +193,9 @@ class FeedforwardFilterNode(GuardedNode):
         run = self._run
         if run is not None and run.downstream is None and run.finished is not None and \
                 not run.finished.done() and self._stamp >= run.end:
-            self._defer('time up', self._time_up, run)
+            self._defer('time up', GoalRelay.time_up, run)
         if run is not None and not run.overdue and self._stamp >= run.deadline:
-            self._defer('overdue', self._overdue, run)
+            self._defer('overdue', self.relay.overdue, run)
 
     def _defer(self, kind: str, call: Any, *args: Any) -> None:
         """From the lane: have the executor run ``call(*args)`` (once per kind pending)."""
@@ -283,37 +220,6 @@ class FeedforwardFilterNode(GuardedNode):
             self._settle = None
             self.link.hold('at rest after: %s' % settle.why)
 
-    def _answer_due(self, run: GoalRun, after: float) -> None:
-        """Make JTC's next answer on ``run`` due ANSWER_GRACE after ``after`` (or earlier)."""
-        run.deadline = min(run.deadline, after + ANSWER_GRACE)
-
-    def _overdue(self, run: GoalRun) -> None:
-        """
-        End a goal JTC has not answered in time: cancel it there, end it here, hold.
-
-        The node's hold goal preempts whatever JTC still runs; the upstream goal ends
-        ABORTED with GOAL_TOLERANCE_VIOLATED (JTC's code for a goal past its goal time), or
-        CANCELED when it was canceled.
-        """
-        if self._run is not run or run.overdue:
-            return
-        waited = ('its acceptance' if run.downstream is None else 'its result')
-        run.overdue = ('%s did not send %s in time (by %.3f s, joint states clock); '
-                       'the goal was ended here and the arm held where it is' % (
-                           self.link.action_name, waited, run.deadline))
-        if run.downstream is not None:
-            run.downstream.cancel_goal_async()
-        if run.sending is not None and not run.sending.done():
-            run.sending.cancel()   # _execute's await returns None
-        if run.finished is not None and not run.finished.done():
-            run.finished.set_result(None)
-
-    @staticmethod
-    def _time_up(run: GoalRun) -> None:
-        """Downstream topic: the plan's time is up on the joint states' clock."""
-        if run.finished is not None and not run.finished.done():
-            run.finished.set_result(True)
-
     def _busy(self) -> bool:
         return (self._run is not None or self._topic_goal is not None
                 or self._stamp < self._running_until)
@@ -322,7 +228,7 @@ class FeedforwardFilterNode(GuardedNode):
     def _fresh(self, msg: Any) -> bool:
         """Whether a contact flag speaks of the running plan (or the flag that stopped it)."""
         return contact_is_current(stamp_seconds(msg.header.stamp), self._stamp,
-                                  self._contact_since, self.max_contact_age)
+                                  self._contact_since, self.p.max_contact_age)
 
     def _contact(self, msg: Any) -> None:
         """From the lane: a contact flag that may stop a plan, or end a push, to the executor."""
@@ -340,7 +246,7 @@ class FeedforwardFilterNode(GuardedNode):
         self._late_flags.warning(
             'contact flag stamped %.3f s, %.3f s older than the newest joint state, not acted '
             'on (max_contact_age %g s): %s' % (stamp, self._stamp - stamp,
-                                               self.max_contact_age, why),
+                                               self.p.max_contact_age, why),
             kind='late flag')
 
     def _contact_acted(self, msg: Any) -> None:
@@ -370,17 +276,11 @@ class FeedforwardFilterNode(GuardedNode):
                                 stamp_seconds(msg.header.stamp)))
         self._running_until = -1.0
         self._rehold = True
-        for handle in (run.downstream if run is not None else None, self._topic_goal):
-            if handle is not None:
-                handle.cancel_goal_async()
+        if self._topic_goal is not None:
+            self._topic_goal.cancel_goal_async()
         self._topic_goal = None
         if run is not None:
-            run.reasons.append(reason)
-            if run.downstream is not None:
-                self._answer_due(run, self._stamp)
-            if run.downstream is None and run.finished is not None and \
-                    not run.finished.done():
-                run.finished.set_result(False)   # downstream topic: it ends now
+            self.relay.stop(reason)
         self.link.hold(reason)
 
     # ------------------------------------------------------------------ plans
@@ -398,15 +298,16 @@ class FeedforwardFilterNode(GuardedNode):
         if q is None:
             raise PlanRefused('no joint state yet: the pose the plan starts from is unknown')
         goal = read_trajectory_message(model, trajectory, now=self._stamp, q=q, qd=self._qd,
-                                       start_tolerance=self.start_tolerance,
+                                       start_tolerance=self.p.start_tolerance,
                                        multi_dof_points=multi_dof_points)
-        acc = self.acceleration_limits
+        acc = self.p.acceleration_limits
         plan = plan_with_feedforward(
             model, goal.joint_names, goal.times, goal.positions, goal.velocities,
-            goal.accelerations, on_infeasible=self.on_infeasible, gravity=self.gravity,
+            goal.accelerations, on_infeasible=self.p.on_infeasible,
+            gravity=self.p.gravity_feedforward,
             acceleration_limits=None if not acc else np.broadcast_to(np.array(acc),
                                                                      (model.dof,)))
-        msg = plan_message(plan, self.feedforward)
+        msg = plan_message(plan, self.p.feedforward)
         msg.header.stamp = trajectory.header.stamp
         return plan, msg, goal.start + plan.duration
 
@@ -416,7 +317,7 @@ class FeedforwardFilterNode(GuardedNode):
                 'velocity %.2f, effort %.2f), %s -> %s' % (
                     self.plans, len(plan.times), plan.duration,
                     'retimed' if plan.retimed else 'timing kept', plan.velocity_usage,
-                    plan.effort_usage, 'feed-forward filled' if self.feedforward else
+                    plan.effort_usage, 'feed-forward filled' if self.p.feedforward else
                     'without feed-forward', self.controller_name))
 
     def _topic_plan(self, trajectory: JointTrajectory) -> None:
@@ -426,8 +327,7 @@ class FeedforwardFilterNode(GuardedNode):
                 raise PlanRefused('%s is not active' % self.controller_name)
             plan, msg, end = self._prepare(trajectory)
         except PlanRefused as error:
-            self.refused += 1
-            self._event('refused: %s' % error, error=True)
+            self._refused(error)
             return
         self._event(self._accepted(plan))
         self._settle = None
@@ -454,146 +354,31 @@ class FeedforwardFilterNode(GuardedNode):
         handle.get_result_async().add_done_callback(ended)
 
     # ------------------------------------------------------------------ the action
-    def _goal_callback(self, request: Any) -> Any:
-        """Refuse at goal time what can be known then (module docstring); ACCEPT the rest."""
-        from rclpy.action import GoalResponse
-        try:
-            if not self.link.active():
-                raise PlanRefused(
-                    '%s is not active (no controller_state for %g s): activate it, e.g. '
-                    'ros2 control switch_controllers --activate %s' % (
-                        self.controller_name, ACTIVE_SILENCE, self.controller_name))
-            plan, msg, end = self._prepare(request.trajectory,
-                                           len(request.multi_dof_trajectory.points))
-        except PlanRefused as error:
-            self.refused += 1
-            self._event('refused: %s' % error, error=True)
-            return GoalResponse.REJECT
-        # the goal handle carries this very request object: the plan is found by it
-        self._prepared[id(request)] = (request, plan, msg, end)
-        while len(self._prepared) > PREPARED_GOALS:
-            self._prepared.pop(next(iter(self._prepared)))
-        return GoalResponse.ACCEPT
+    @property
+    def _run(self) -> Any:
+        """The upstream goal that runs (a :class:`GoalRun` of ros/runtime/goal_relay.py)."""
+        return None if self.relay is None else self.relay.run
 
-    def _accepted_callback(self, upstream: Any) -> None:
-        """One goal at a time, as JTC: the new one preempts the running one."""
-        previous = self._run
-        if previous is not None:
-            previous.preempted = True
-            if previous.finished is not None and not previous.finished.done():
-                previous.finished.set_result(False)   # it ends now, not when JTC says so
-        upstream.execute()
+    def _refused(self, error: PlanRefused) -> None:
+        self.refused += 1
+        self._event('refused: %s' % error, error=True)
 
-    def _cancel_callback(self, upstream: Any) -> Any:
-        """Accept, and pass the cancel down at once (JTC holds; the node holds with g)."""
-        from rclpy.action import CancelResponse
-        run = self._run
-        if run is not None and run.upstream is upstream:
-            if self._client is not None:
-                self._answer_due(run, self._stamp)
-            if run.downstream is not None:
-                run.downstream.cancel_goal_async()   # JTC answers CANCELED at once
-            elif run.finished is not None and not run.finished.done():
-                run.finished.set_result(False)   # downstream topic: it ends now
-        return CancelResponse.ACCEPT
-
-    async def _execute(self, upstream: Any) -> Any:
-        """Serve one FollowJointTrajectory goal through JTC (module docstring)."""
-        Result = self._Action.Result
-        result = Result()
-        request, plan, msg, end = self._prepared.pop(id(upstream.request), (None,) * 4)
-        if request is not upstream.request:   # cannot happen: accepted goals were prepared
-            result.error_code, result.error_string = Result.INVALID_GOAL, 'not prepared'
-            upstream.abort()
-            return result
-        run = GoalRun(upstream, plan, msg, end)
-        previous, self._run = self._run, run
+    def _goal_started(self) -> None:
+        """Start counting contact flags from now, without a settling hold (a goal starts)."""
         self._contact_since = self._stamp
         self._settle = None
-        self._event(self._accepted(plan) + (' (preempts the running goal)' if previous else ''))
-        try:
-            if self._client is None:
-                self._topic_pub.publish(msg)
-                self._running_until = end
-                run.finished = Future()
-                await run.finished
-                return self._end(run, None, result)
 
-            def relay(feedback: Any) -> None:
-                if self._run is run:
-                    upstream.publish_feedback(feedback.feedback)
-            self._answer_due(run, self._stamp)
-            run.sending = self._client.send_goal_async(
-                self._Action.Goal(trajectory=msg,
-                                  path_tolerance=upstream.request.path_tolerance,
-                                  goal_tolerance=upstream.request.goal_tolerance,
-                                  goal_time_tolerance=upstream.request.goal_time_tolerance),
-                feedback_callback=relay)
-            handle = await run.sending
-            if run.overdue:
-                return self._end(run, None, result)
-            if handle is None or not handle.accepted:
-                result.error_code = Result.INVALID_GOAL
-                result.error_string = '%s refused the plan%s' % (
-                    self.link.action_name, self.link.log.refusal())
-                self._event('goal aborted: %s' % result.error_string, error=True)
-                upstream.abort()
-                if previous is not None and previous.downstream is not None:
-                    previous.downstream.cancel_goal_async()   # it would run on at JTC
-                if self._run is run:
-                    self.link.hold('%s refused the goal' % self.controller_name)
-                return result
-            run.downstream = handle
-            goal_time = stamp_seconds(upstream.request.goal_time_tolerance)
-            run.deadline = max(end + max(goal_time, GOAL_TIME) + RESULT_GRACE,
-                               self._stamp + ANSWER_GRACE)
-            if upstream.is_cancel_requested or run.reasons:
-                self._answer_due(run, self._stamp)
-                handle.cancel_goal_async()
-            # JTC's result, or the preemption by a newer goal, whichever comes first: JTC
-            # (4.22) sends the result of a goal it replaced only when the new one ends
-            run.finished = Future()
-            handle.get_result_async().add_done_callback(
-                lambda answered: run.finished.done() or run.finished.set_result(
-                    answered.result()))
-            downstream = await run.finished
-            return self._end(run, downstream or None, result)
-        finally:
-            if self._run is run:
-                self._run = None
-                self._running_until = -1.0
+    def _until(self, end: float) -> None:
+        self._running_until = end
 
-    def _end(self, run: GoalRun, downstream: Any, result: Any) -> Any:
-        """
-        End the upstream goal as :func:`~manip_dynamics.control.goal_endings.goal_ending` says.
-
-        ``downstream`` is JTC's result response (status and result), None on the topic path.
-        """
-        upstream = run.upstream
-        jtc = None if downstream is None else JtcResult(
-            GOAL_STATUS.get(downstream.status, 'unknown'), downstream.result.error_code,
-            downstream.result.error_string)
-        ending = goal_ending(jtc, overdue=run.overdue, preempted=run.preempted,
-                             cancel_requested=upstream.is_cancel_requested,
-                             contact=run.reasons[0] if run.reasons else '',
-                             controller=self.controller_name, action=self.link.action_name)
-        if jtc is not None:
-            result.error_code = jtc.error_code
-        if ending.error_code is not None:
-            result.error_code = getattr(self._Action.Result, ending.error_code)
-        result.error_string = ending.error_string
-        {'succeeded': upstream.succeed, 'canceled': upstream.canceled}.get(
-            ending.status, upstream.abort)()
-        # when, on the arm's clock (the newest joint state's stamp), the filter ended it:
-        # a contact flag stamped later has no goal of the filter's to stop
-        self._event(ending_line(ending.status, self._stamp, result.error_string))
+    def _goal_ended(self, ending: Any, run: Any, from_jtc: bool) -> None:
+        """Hold where a relayed goal's ending says (at the pose JTC holds, if it answered)."""
         if ending.hold is not None and (self._run is run or self._run is None) and \
                 not run.reasons:
-            pose = self.link.hold_pose(self._model) if downstream is not None else None
+            pose = self.link.hold_pose(self._model) if from_jtc else None
             self.link.hold(ending.hold + ('; at the pose JTC holds' if pose is not None
                                           else ''), pose)
             self._settle = RestDetector(ending.hold)
-        return result
 
 
 def _hold_on_the_way_out(node: FeedforwardFilterNode) -> None:

@@ -33,7 +33,6 @@ Everything in detail: docs/CONTROL.md (node trajectory_controller) and docs/ROS_
 """
 
 import concurrent.futures
-import math
 import sys
 import threading
 import time
@@ -48,18 +47,18 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
 from manip_dynamics.control.computed_torque import (
-    ComputedTorqueController, JointImpedanceController, TimedPoints)
-from manip_dynamics.control.safe_tracking import SafeTracker
-from manip_dynamics.control.trajectory_goal import retimed_from_pose
+    ComputedTorqueController, JointImpedanceController)
+from manip_dynamics.control.safe_tracking import EVENT_TEXTS, SafeTracker
 from manip_dynamics.errors import InputError
 from manip_dynamics.observers.contact import contact_is_current
 from manip_dynamics.precompile import warm_up
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.parameters.trajectory_controller import PARAMETERS
 from manip_dynamics.ros.runtime.conversions import (
-    float64_multi_array, joint_state_arrays, read_trajectory_message, stamp_seconds)
+    float64_multi_array, joint_state_arrays, stamp_seconds, tracked_trajectory)
 from manip_dynamics.ros.runtime.glitch_parameters import gate_parameters, held_back_or_implausible
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
+from manip_dynamics.ros.runtime.jtc_messages import follow_joint_trajectory
 from manip_dynamics.ros.runtime.listeners import ListenerCheck
 from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node, send_last_zero
 from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
@@ -67,7 +66,8 @@ from manip_dynamics.ros.runtime.qos import COMMANDS_QOS, CONTACT_QOS, JOINT_STAT
 from manip_dynamics.ros.runtime.robot_description import (
     model_builder, NO_MODEL_MESSAGE, RobotDescriptionSource)
 from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS
-from manip_dynamics.ros.runtime.trajectory_goals import follow_joint_trajectory, TrajectoryGoals
+from manip_dynamics.ros.runtime.trajectory_goals import TrajectoryGoals
+from manip_dynamics_interfaces.msg import Contact
 
 #: Default node name.
 NODE_NAME = 'trajectory_controller'
@@ -83,29 +83,13 @@ class TrajectoryControllerNode(GuardedNode):
     """Track joint trajectories with the full dynamics; react to collisions."""
 
     def __init__(self, **kwargs: Any) -> None:
-        """
-        Declare and check the parameters, then create the model source and interfaces.
-
-        :raises StartupError: A bad parameter or robot_description.
-        """
+        """Declare and check the parameters, then the interfaces (StartupError: bad ones)."""
         super().__init__(NODE_NAME, **kwargs)
         values = declare_parameters(self, PARAMETERS, on_change=self._tuned)
         urdf, build = model_builder(values)
-        self.controller_name = values.controller_name
-        self.command_joints = values.command_joints or []
-        self.law = values.law
-        self.kp, self.kd, self.ki = values.kp, values.kd, values.ki
-        self.effort_scale = values.effort_scale
-        self.effort_limits = values.joint_effort_limits or []
-        self.max_tracking_error = values.max_tracking_error
-        self.start_tolerance = values.start_tolerance
-        self.max_contact_age = values.max_contact_age
-        self.timeout = values.timeout
-        self.reaction = values.reaction
-        self.observer_namespace = values.observer_namespace
-        self.acceleration_limits = values.acceleration_limits or []
-        self.gate_parameters = gate_parameters(values, self.timeout)
-        self.stale_action = values.stale_action
+        # the parameters' values, tunable ones following ros2 param set (checked)
+        self.p = values
+        self.gate_parameters = gate_parameters(values, values.timeout)
         self._lock = threading.Lock()
         self._throttle = KindThrottle(self.get_logger(), LOG_PERIOD)
         self._controller = None
@@ -113,7 +97,7 @@ class TrajectoryControllerNode(GuardedNode):
         self._index: list[int] = []
         # the controller behind the gate, the watchdog and the trajectory clock
         self._tracker: SafeTracker | None = None
-        self._period = max(0.01, self.timeout / 4)   # the watchdog's
+        self._period = max(0.01, self.p.timeout / 4)   # the watchdog's
         self._resumed_stamp = -1.0
         # trajectories are converted and retimed here, off the control loop
         self._worker = concurrent.futures.ThreadPoolExecutor(
@@ -122,7 +106,7 @@ class TrajectoryControllerNode(GuardedNode):
         #: Duplicate joint states skipped, contact messages ignored as too old.
         self.duplicates = 0
         self.old_contacts = 0
-        self.commands_topic = '/%s/commands' % self.controller_name.strip('/')
+        self.commands_topic = '/%s/commands' % self.p.controller_name.strip('/')
         self.commands_pub = self.create_publisher(Float64MultiArray, self.commands_topic,
                                                   COMMANDS_QOS)
         # q_d - q per joint state (position field), stamped with the joint state's stamp
@@ -140,28 +124,23 @@ class TrajectoryControllerNode(GuardedNode):
         self.create_service(Trigger, '~/resume', self.resume_callback, callback_group=group)
         self.create_timer(self._period, self.watchdog_callback, callback_group=group)
         self.contact_topic = ''
-        if self.observer_namespace.strip('/'):
-            try:
-                from manip_dynamics_interfaces.msg import Contact
-            except ImportError:
-                self.get_logger().warning('manip_dynamics_interfaces has no Contact message: '
-                                          'no collision reaction')
-            else:
-                self.contact_topic = '/%s/contact' % self.observer_namespace.strip('/')
-                self.create_subscription(Contact, self.contact_topic, self.contact_callback,
-                                         CONTACT_QOS, callback_group=group)
+        if self.p.observer_namespace.strip('/'):
+            self.contact_topic = '/%s/contact' % self.p.observer_namespace.strip('/')
+            self.create_subscription(Contact, self.contact_topic, self.contact_callback,
+                                     CONTACT_QOS, callback_group=group)
         action = follow_joint_trajectory()
         self._goals = None if action is None else TrajectoryGoals(
             self, action, check=self._check_goal, start=self.start_trajectory,
-            hold_here=self._hold_here, ending=self._goal_ending)
+            hold_here=self._hold_here,
+            ending=lambda command: self._tracker.goal_ending(command, self.p.reaction))
         self.get_logger().info(
             'trajectory controller (%s) -> %s; trajectories on %s%s; reaction to contact on '
             '%s: %s; max_tracking_error %g, timeout %g s' % (
-                self.law, self.commands_topic, self.resolve_topic_name('~/joint_trajectory'),
+                self.p.law, self.commands_topic, self.resolve_topic_name('~/joint_trajectory'),
                 (' and the action ' + self._goals.name) if self._goals else
                 ' (no FollowJointTrajectory action: control_msgs is not installed)',
-                self.contact_topic or '(none)', self.reaction, self.max_tracking_error,
-                self.timeout))
+                self.contact_topic or '(none)', self.p.reaction, self.p.max_tracking_error,
+                self.p.timeout))
 
     # ------------------------------------------------------------------ action
     def _check_goal(self, request: Any) -> None:
@@ -181,60 +160,44 @@ class TrajectoryControllerNode(GuardedNode):
             with self._lock:
                 self._controller.drop(q)
 
-    def _goal_ending(self, command: Any) -> tuple | None:
-        """How one control step ends the running goal: None, or (result code, text)."""
-        state = self._controller.state
-        if command.event == 'finished' or state == 'done':
-            return 'SUCCESSFUL', ''
-        if command.event == 'tracking_error':
-            return 'PATH_TOLERANCE_VIOLATED', command.message
-        if state in ('holding', 'floating'):
-            return ('PATH_TOLERANCE_VIOLATED', 'stopped by a contact (reaction %s): call '
-                    '~/resume and send the rest of the trajectory again' % self.reaction)
-        return None
-
     def _tuned(self, name: str, value: Any) -> None:
         """
-        Give the running controller a tunable parameter just set (checked).
+        Give the running controller a tunable parameter just set (checked, in ``self.p``).
 
-        :raises ValueError: Gains the controller refuses (e.g. kp of a wrong length; the set
-            is refused and the old gains stay).
+        :raises ValueError: Gains the controller refuses (the set is refused, the old stay).
         """
         with self._lock:
             controller = self._controller
-            if name in ('kp', 'kd', 'ki'):
-                gains = {'kp': self.kp, 'kd': self.kd, 'ki': self.ki, name: value}
-                if controller is not None:
-                    controller.set_gains(*(_per_joint(gains[key]) for key in ('kp', 'kd', 'ki')))
-                self.kp, self.kd, self.ki = gains['kp'], gains['kd'], gains['ki']
-            else:
-                setattr(self, name, value)
-                if controller is not None and name == 'effort_scale':
-                    controller.rescale(value)
-                elif controller is not None and name in ('max_tracking_error',
-                                                         'start_tolerance'):
-                    setattr(controller, name, value)
+            if controller is None:
+                pass
+            elif name in ('kp', 'kd', 'ki'):
+                controller.set_gains(*(_per_joint(getattr(self.p, key))
+                                       for key in ('kp', 'kd', 'ki')))
+            elif name == 'effort_scale':
+                controller.rescale(value)
+            elif name in ('max_tracking_error', 'start_tolerance'):
+                setattr(controller, name, value)
         self.get_logger().info('%s set to %s' % (name, value))
 
     # ------------------------------------------------------------------ model
     def _prepare(self, model: RobotModel) -> None:
         """Build the controller for a new model (InputError: rejected, old one kept)."""
-        names = self.command_joints or list(model.joint_names)
+        names = self.p.command_joints or list(model.joint_names)
         index = [model.joint_index(name) for name in names]
-        cls = ComputedTorqueController if self.law == 'computed_torque' else \
+        cls = ComputedTorqueController if self.p.law == 'computed_torque' else \
             JointImpedanceController
-        controller = cls(model, _per_joint(self.kp), _per_joint(self.kd),
-                         ki=_per_joint(self.ki),
-                         effort_limits=self.effort_limits or None,
-                         effort_scale=self.effort_scale,
-                         max_tracking_error=self.max_tracking_error,
-                         start_tolerance=self.start_tolerance)
+        controller = cls(model, _per_joint(self.p.kp), _per_joint(self.p.kd),
+                         ki=_per_joint(self.p.ki),
+                         effort_limits=self.p.joint_effort_limits or None,
+                         effort_scale=self.p.effort_scale,
+                         max_tracking_error=self.p.max_tracking_error,
+                         start_tolerance=self.p.start_tolerance)
         # retiming and timed trajectories once, off the control loop (precompile.warm_up)
-        warm_up(model, acceleration_limit=max(self.acceleration_limits)
-                if self.acceleration_limits else None, trajectories=True)
+        warm_up(model, acceleration_limit=max(self.p.acceleration_limits)
+                if self.p.acceleration_limits else None, trajectories=True)
         tracker = SafeTracker(controller, self.gate_parameters.gate(model), index,
-                              timeout=self.timeout, period=self._period,
-                              stale_action=self.stale_action)
+                              timeout=self.p.timeout, period=self._period,
+                              stale_action=self.p.stale_action)
         with self._lock:
             self._model, self._index, self._controller = model, index, controller
             self._tracker = tracker
@@ -292,12 +255,7 @@ class TrajectoryControllerNode(GuardedNode):
                         'no good joint_states for more than %g s: holding gravity at the '
                         'last good pose' % self._tracker.gate.hold_time)
             else:
-                self.get_logger().info({
-                    'recovered': 'good joint_states again: holding the pose of the last good '
-                                 'one until a trajectory or ~/resume',
-                    'resumed': 'joint_states are back: holding the current pose',
-                    'time_back': 'joint_states time went back (a simulator reset?): '
-                                 'trajectory dropped, holding the new pose'}[event])
+                self.get_logger().info(EVENT_TEXTS[event])
         if step.overspeed:
             self._throttle.warning('overspeed: %s' % step.overspeed, kind='overspeed')
 
@@ -330,10 +288,8 @@ class TrajectoryControllerNode(GuardedNode):
         """
         Take a new trajectory on the worker thread (refused with a logged reason).
 
-        Converting and retiming take 5 to 30 ms: done here they stopped the commands for that
-        long. The worker does it while the control loop keeps commanding what it commanded
-        (the hold, or the running trajectory) until the new one is installed; of several
-        trajectories sent meanwhile only the newest is installed.
+        Converting and retiming (5 to 30 ms) off the control loop, which keeps commanding
+        until the new one is installed; of several sent meanwhile only the newest is.
         """
         with self._lock:
             self._trajectory_requests += 1
@@ -353,11 +309,10 @@ class TrajectoryControllerNode(GuardedNode):
 
     def start_trajectory(self, msg: JointTrajectory, ticket: int | None = None) -> str:
         """
-        Convert, retime when untimed, check the start and follow ``msg``.
+        Convert, retime when untimed, check the start and follow ``msg``; return a description.
 
         :param ticket: From :meth:`trajectory_callback`: install only if no newer trajectory
             was sent meanwhile (None: install).
-        :return: A description for the log.
         :raises ValueError: No model or state yet, bad message, or a start away from the pose.
         """
         model, controller, q = self._model, self._controller, self._q
@@ -378,48 +333,36 @@ class TrajectoryControllerNode(GuardedNode):
 
     def _trajectory(self, model: RobotModel, msg: JointTrajectory, q: np.ndarray) -> tuple:
         """Return (TimedPoints, how) for a trajectory message (ValueError: refused)."""
-        if msg.points and not any(stamp_seconds(p.time_from_start) for p in msg.points):
-            names = list(msg.joint_names)
-            return retimed_from_pose(
-                model, [model.to_model_order(names, p.positions, what='point %d positions' % k)
-                        for k, p in enumerate(msg.points)], q,
-                acceleration_limits=self.acceleration_limits or None,
-                start_tolerance=self.start_tolerance, effort_scale=self.effort_scale)
-        # JTC's reading (a first point after t = 0 reached from the current pose at rest,
-        # joints left out held), starting now whatever the header stamp says; the start
-        # pose is the controller's to check (check_start, set_trajectory)
-        goal = read_trajectory_message(model, msg, now=self._stamp, q=q, honour_stamp=False,
-                                       start_tolerance=math.inf)
-        return TimedPoints(goal.times, goal.positions, goal.velocities,
-                           goal.accelerations), 'timed'
+        return tracked_trajectory(model, msg, q=q, now=self._stamp,
+                                  acceleration_limits=self.p.acceleration_limits or None,
+                                  start_tolerance=self.p.start_tolerance,
+                                  effort_scale=self.p.effort_scale)
 
     def contact_callback(self, msg: Any) -> None:
         """Contact while moving: stop and react (hold or float)."""
         received = time.monotonic()
         controller = self._controller
-        if controller is None or not msg.contact or self._q is None:
+        if controller is None or not msg.contact or self._q is None or \
+                controller.state != 'tracking':
             return
-        if controller.state != 'tracking':
-            return
-        # the contact's stamp is the joint state's it was computed from: on the hardware's
-        # clock, like self._stamp; one older than max_contact_age, or from before the last
-        # resume, is about a state the arm has left
+        # the contact's stamp is the joint state's it was computed from (the hardware's
+        # clock); one too old, or from before the last resume, is about a state left behind
         stamp = stamp_seconds(msg.header.stamp)
         age = self._stamp - stamp
         if stamp > 0.0 and not contact_is_current(stamp, self._stamp, self._resumed_stamp,
-                                                  self.max_contact_age):
+                                                  self.p.max_contact_age):
             self.old_contacts += 1
             self._throttle.warning(
                 'ignoring a contact message %.3f s older than the newest joint state (more '
                 'than max_contact_age %g s, or from before the last resume; %d ignored)' % (
-                    age, self.max_contact_age, self.old_contacts), kind='old contact')
+                    age, self.p.max_contact_age, self.old_contacts), kind='old contact')
             return
         with self._lock:
-            controller.react(self.reaction, self._q)
+            controller.react(self.p.reaction, self._q)
         self.get_logger().warning(
             'contact (strongest at %s): stopped the trajectory, reaction %s (%.1f ms after '
             'the contact message arrived); call ~/resume to continue' % (
-                msg.strongest_joint, self.reaction, 1e3 * (time.monotonic() - received)))
+                msg.strongest_joint, self.p.reaction, 1e3 * (time.monotonic() - received)))
 
     def resume_callback(self, request: Trigger.Request,
                         response: Trigger.Response) -> Trigger.Response:

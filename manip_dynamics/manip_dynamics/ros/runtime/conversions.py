@@ -41,7 +41,9 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
-from manip_dynamics.control.trajectory_goal import read_trajectory_goal, TrajectoryGoal
+from manip_dynamics.control.computed_torque import TimedPoints
+from manip_dynamics.control.trajectory_goal import (
+    read_trajectory_goal, retimed_from_pose, TrajectoryGoal)
 from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics_interfaces.msg import Contact
@@ -477,6 +479,37 @@ def read_trajectory_message(model: RobotModel, trajectory: JointTrajectory, *, n
         [list(p.accelerations) for p in points],
         stamp=stamp_seconds(trajectory.header.stamp) if honour_stamp else 0.0, now=now, q=q,
         qd=qd, start_tolerance=start_tolerance, multi_dof_points=multi_dof_points)
+
+
+def tracked_trajectory(model: RobotModel, trajectory: JointTrajectory, *, q: ArrayLike,
+                       now: float, acceleration_limits: ArrayLike | None,
+                       start_tolerance: float, effort_scale: float = 1.0) -> tuple:
+    """
+    Return a trajectory message as a tracking controller follows it: (TimedPoints, how).
+
+    Untimed (every ``time_from_start`` zero, every model joint named): retimed from the
+    current pose (:func:`~manip_dynamics.control.trajectory_goal.retimed_from_pose`, which
+    takes the last three arguments). Timed: read as joint_trajectory_controller reads it
+    (:func:`read_trajectory_message`), starting ``now`` whatever the header stamp says; its
+    start pose is left for the controller to check (``start_tolerance`` is not applied).
+
+    :param q: The current pose [rad or m], model order, shape (n,).
+    :param now: The newest joint state's stamp [s].
+    :return: (:class:`~manip_dynamics.control.TimedPoints`, ``'timed'`` or ``'retimed'...``).
+    :raises ValueError: The reason the trajectory is refused.
+    """
+    points = trajectory.points
+    if points and not any(stamp_seconds(p.time_from_start) for p in points):
+        names = list(trajectory.joint_names)
+        return retimed_from_pose(
+            model, [model.to_model_order(names, p.positions, what='point %d positions' % k)
+                    for k, p in enumerate(points)], q,
+            acceleration_limits=acceleration_limits, start_tolerance=start_tolerance,
+            effort_scale=effort_scale)
+    goal = read_trajectory_message(model, trajectory, now=now, q=q, honour_stamp=False,
+                                   start_tolerance=math.inf)
+    return TimedPoints(goal.times, goal.positions, goal.velocities,
+                       goal.accelerations), 'timed'
 
 
 def trajectory_with_efforts(trajectory: JointTrajectory, efforts: ArrayLike) -> JointTrajectory:

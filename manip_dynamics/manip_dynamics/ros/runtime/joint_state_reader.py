@@ -57,7 +57,7 @@ class JointStateReader:
 
     def field(self, values: Any, what: str) -> NDArray[np.float64]:
         """
-        Return one array field (``position``, ``velocity``, ``effort``) in model order.
+        Return one array field of the message (position, velocity, effort) in model order.
 
         Call :meth:`learn` with the message first.
 

@@ -97,7 +97,7 @@ class JtcLink:
             self._State = JointTrajectoryControllerState
             # JTC publishes its state only while active: the sign that it became active
             node.create_subscription(
-                JointTrajectoryControllerState, '/%s/controller_state' % name, self._state,
+                JointTrajectoryControllerState, '/%s/controller_state' % name, self._on_state,
                 JOINT_STATES_QOS, callback_group=streams, raw=True)
             # JTC says why it refuses a goal only in its log
             node.create_subscription(Log, '/rosout', self.log.note, 50, callback_group=group)
@@ -114,7 +114,7 @@ class JtcLink:
         """From the lane: keep a joint state (the pose before JTC's first command)."""
         self._recent.append((stamp, q))
 
-    def _state(self, raw: bytes) -> None:
+    def _on_state(self, raw: bytes) -> None:
         """Note JTC's controller_state (kept serialized: read only when needed, it is large)."""
         now = time.monotonic()
         silent = now - self._state_wall >= ACTIVE_SILENCE
@@ -212,6 +212,10 @@ class JtcLink:
             self._pending = (why, q, True)   # the watch sends it again
         self._event('hold refused by %s%s: sent again while it is active' % (
             self.action_name, self.log.refusal()), error=True)
+
+    def publish(self, msg: Any) -> None:
+        """Send a plan on JTC's topic (the path without its action)."""
+        self._topic_pub.publish(msg)
 
     def shutdown_hold(self) -> bool:
         """Hold the current pose on JTC's topic on the way out (no action can complete)."""

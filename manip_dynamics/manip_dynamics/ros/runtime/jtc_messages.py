@@ -43,6 +43,15 @@ JTC_LOG_LINES = 8
 JTC_LOG_AGE = 2.0
 
 
+def follow_joint_trajectory() -> Any:
+    """Return control_msgs' FollowJointTrajectory action type, None where it is missing."""
+    try:
+        from control_msgs.action import FollowJointTrajectory
+    except ImportError:
+        return None
+    return FollowJointTrajectory
+
+
 def plan_message(plan: PlannedMotion, feedforward: bool) -> JointTrajectory:
     """
     Return ``plan`` as JTC's trajectory, in the plan's joint order.

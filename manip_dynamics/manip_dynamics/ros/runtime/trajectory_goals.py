@@ -34,15 +34,6 @@ from trajectory_msgs.msg import JointTrajectory
 CANCELED_TEXT = 'canceled: holding the current pose'
 
 
-def follow_joint_trajectory() -> Any:
-    """Return control_msgs' FollowJointTrajectory action type, None where it is missing."""
-    try:
-        from control_msgs.action import FollowJointTrajectory
-    except ImportError:
-        return None
-    return FollowJointTrajectory
-
-
 class TrajectoryGoals:
     """The node's ``~/follow_joint_trajectory`` action server and its running goal."""
 
@@ -53,7 +44,7 @@ class TrajectoryGoals:
         """
         Serve the action on ``node``.
 
-        :param action: :func:`follow_joint_trajectory`'s type.
+        :param action: :func:`~manip_dynamics.ros.runtime.jtc_messages.follow_joint_trajectory`.
         :param check: Raises ValueError with the reason a goal request is refused.
         :param start: Starts following a goal's trajectory (ValueError: refused).
         :param hold_here: Stops and holds the given pose (None: the newest known).
@@ -129,7 +120,7 @@ class TrajectoryGoals:
         return result
 
     def step(self, command: Any, q: np.ndarray) -> None:
-        """End the running goal where this control step (its ``command``, pose ``q``) does."""
+        """End the running goal where one control step ends it (``command`` at pose ``q``)."""
         goal = self._goal
         if goal is None or goal[1].done():
             return
