@@ -72,8 +72,11 @@ def test_every_ending_through_the_real_jtc_leaves_the_arm_held(chain_launched):
     rclpy.init()
     node = rclpy.create_node('test_follow_joint_trajectory_launch')
     watch = ChainWatch(node, list(model.joint_names))
+    # the duration monitor on MoveIt's clock here, ROS time = the system clock as
+    # controller_manager's (the probe's view of the joint states lags by a varying amount)
     moveit = MoveItLikeClient(node, '/feedforward_filter/follow_joint_trajectory',
-                              clock=lambda: watch.last()[0] if watch.states else 0.0)
+                              clock=lambda: watch.last()[0] if watch.states else 0.0,
+                              monitor_clock=lambda: node.get_clock().now().nanoseconds * 1e-9)
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     spin = threading.Thread(target=executor.spin, daemon=True)
