@@ -15,12 +15,10 @@
 """
 The ``external_torque_observer`` node: external joint torques, contact and contact wrench.
 
-Every ``/joint_states`` message (position, velocity and the effort the joints applied)
-goes through the library's generalised-momentum observer
-(:class:`manip_dynamics.observers.MomentumObserver`, equations in its docstring), the
-messages that queued while the node was busy included, oldest first; for the newest of each
-such batch, and for every sample where the contact flag changes, it publishes, stamped with
-the joint_states stamp:
+Every ``/joint_states`` message goes through the library's generalised-momentum observer
+(:class:`manip_dynamics.observers.MomentumObserver`), those queued while the node was busy
+included, oldest first; for the newest of each such batch (in one that goes on, every
+``BATCH_PUBLISH_PERIOD`` of the stamps) and where the contact flag changes it publishes:
 
 * ``~/contact`` (manip_dynamics_interfaces/Contact): per-joint flags after thresholds with
   hysteresis, the joint with the largest normalised residual, and the overall flag;
@@ -29,15 +27,12 @@ the joint_states stamp:
   origin that explains r, through a damped pseudo-inverse of J^T
   (:func:`manip_dynamics.observers.estimate_wrench`), in ``wrench_frame``'s axes.
 
-``effort_source`` chooses where the applied torque comes from: ``joint_states`` (its
-``effort`` field: torque-sensing arms, the simulator) or ``commands`` (the latest
-std_msgs/Float64MultiArray on ``commands_topic``, in ``command_joints`` order: arms that
-report no torque). A message that cannot be used (missing or NaN values, joint names that
-do not match the model, a stamp that does not advance, no recent command) gives a warning,
-throttled per kind of problem, and no output; the observer state is left as it was. A
-stamp that goes back (a simulator reset) restarts the observer. Same robot_description
-handling and ``~/set_payload`` service as the other nodes; a new payload or model restarts
-the observer. See docs/ROS_API.md and docs/CONTACT_DETECTION.md.
+``effort_source``: the applied torque from ``joint_states`` (its ``effort``: torque-sensing
+arms, the simulator) or ``commands`` (the latest Float64MultiArray on ``commands_topic`` in
+``command_joints`` order, paired by reception time). A message that cannot be used gives a
+throttled warning and no output, the observer state left as it was; a stamp that goes back
+(a simulator reset) restarts the observer, as do a new payload (``~/set_payload``) and a new
+model. See docs/ROS_API.md and docs/CONTACT_DETECTION.md.
 """
 
 import math
@@ -59,7 +54,7 @@ from manip_dynamics.observers.command_history import CommandHistory, CommandUnav
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.parameters.external_torque_observer import PARAMETERS
 from manip_dynamics.ros.runtime.conversions import (
-    command_to_model_order, contact_message, joint_state_message, wrench_stamped)
+    command_to_model_order, contact_message, joint_state_message, stamp_seconds, wrench_stamped)
 from manip_dynamics.ros.runtime.glitch_parameters import gate_parameters
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.joint_state_reader import JointStateReader
@@ -80,6 +75,10 @@ NODE_NAME = 'external_torque_observer'
 
 #: Seconds between two warnings of the same kind.
 WARN_PERIOD = 2.0
+#: Within a batch that does not end (samples arriving faster than they are taken), the
+#: outputs are still published once per this much of the samples' time [s]; a batch this
+#: long is reported (throttled): the observer is behind the stream.
+BATCH_PUBLISH_PERIOD = 0.02
 
 
 class _Output(NamedTuple):
@@ -157,9 +156,9 @@ class ExternalTorqueObserverNode(GuardedNode):
         # the per-sample inputs on a thread of their own (run_node starts it); commands are
         # taken before joint states (pairing by reception time needs the earlier command)
         self._lane = self.create_lane('samples')
-        self._lane.after_batch(guarded(self, self._publish_newest))
+        self._lane.after_batch(guarded(self, self._batch_done))
         self._newest: _Output | None = None
-        self._published_contact = False
+        self._published_contact, self._published_t, self._in_batch = False, -1.0, 0
         self.commands_sub = None
         if self.effort_source == 'commands':
             self.commands_sub = self.create_subscription(
@@ -316,9 +315,19 @@ class ExternalTorqueObserverNode(GuardedNode):
             return
         self._newest = _Output(plan, stamp, q, r, state)
         # on the executor (one message at a time) and where the flag changes (a flag that
-        # rises and falls within one batch is still seen): at once; else once per batch
-        if not self._lane.running or state.contact != self._published_contact:
+        # rises and falls within one batch is still seen): at once; else once per batch,
+        # and in a batch that goes on, once per BATCH_PUBLISH_PERIOD of the samples' time
+        self._in_batch += 1
+        behind = self._in_batch > 1 and t - self._published_t >= BATCH_PUBLISH_PERIOD
+        if not self._lane.running or state.contact != self._published_contact or behind:
+            if behind and self._lane.running:
+                self._throttle.warning('behind the joint states: %d samples in a batch that '
+                                       'goes on' % self._in_batch, kind='behind')
             self._publish_newest()
+
+    def _batch_done(self) -> None:
+        self._in_batch = 0
+        self._publish_newest()
 
     def _publish_newest(self) -> None:
         """Publish the outputs of the newest observed sample (once per batch of samples)."""
@@ -328,7 +337,7 @@ class ExternalTorqueObserverNode(GuardedNode):
         plan, model, stamp, state = out.plan, out.plan.model, out.stamp, out.state
         names = model.joint_names
         self.contact_pub.publish(contact_message(names, state, stamp))
-        self._published_contact = state.contact
+        self._published_contact, self._published_t = state.contact, stamp_seconds(stamp)
         if self._torques_listened():
             self.torques_pub.publish(joint_state_message(names, out.r, stamp))
         # the wrench only when someone listens: it is half of the work per message
@@ -372,13 +381,9 @@ class ExternalTorqueObserverNode(GuardedNode):
     def reset_callback(self, request: Trigger.Request,
                        response: Trigger.Response) -> Trigger.Response:
         """Restart the observer (r = 0 from the next message on) and clear the contacts."""
-        if self._plan is None:
-            response.success = False
-            response.message = NO_MODEL_MESSAGE
-            return response
+        response.success = self._plan is not None
+        response.message = 'observer restarted' if response.success else NO_MODEL_MESSAGE
         self._restart()
-        response.success = True
-        response.message = 'observer restarted'
         return response
 
 
