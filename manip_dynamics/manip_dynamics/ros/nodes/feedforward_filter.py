@@ -120,18 +120,10 @@ class FeedforwardFilterNode(GuardedNode):
         if self.p.downstream == 'action' and self._Action is None:
             raise StartupError('downstream: action needs control_msgs, which is not '
                                'installed (apt install ros-$ROS_DISTRO-control-msgs)')
-        use_action = self._Action is not None and self.p.downstream != 'topic'
-        self._topic_pub = self.create_publisher(
-            JointTrajectory, '/%s/joint_trajectory' % self.controller_name, 10)
-        self._client = None
-        if use_action:
-            from rclpy.action import ActionClient
-            self._client = ActionClient(self, self._Action, '/%s/follow_joint_trajectory'
-                                        % self.controller_name, callback_group=group)
         self.link = JtcLink(
-            self, self.controller_name, client=self._client, action=self._Action,
-            topic_pub=self._topic_pub, gravity=self.p.gravity_feedforward,
-            feedforward=self.p.feedforward,
+            self, self.controller_name, action=self._Action,
+            use_action=self._Action is not None and self.p.downstream != 'topic',
+            gravity=self.p.gravity_feedforward, feedforward=self.p.feedforward,
             event=self._event, defer=self._defer, pose=lambda: (self._model, self._q),
             busy=self._busy, goal_running=lambda: self._run is not None, group=group,
             streams=streams)
@@ -331,11 +323,11 @@ class FeedforwardFilterNode(GuardedNode):
             return
         self._event(self._accepted(plan))
         self._settle = None
-        if self._client is not None:
-            future = self._client.send_goal_async(self._Action.Goal(trajectory=msg))
+        if self.link.client is not None:
+            future = self.link.client.send_goal_async(self._Action.Goal(trajectory=msg))
             future.add_done_callback(self._topic_goal_sent)
         else:
-            self._topic_pub.publish(msg)
+            self.link.publish(msg)
         self._running_until = end
         self._contact_since = self._stamp
 

@@ -162,13 +162,12 @@ class GoalRelay:
         run = self.run
         if run is None:
             return
-        if run.downstream is not None:
-            run.downstream.cancel_goal_async()
         run.reasons.append(reason)
         if run.downstream is not None:
+            run.downstream.cancel_goal_async()
             run.answer_due(self._stamp())
         else:
-            run.end_now(False)   # downstream topic: it ends now
+            run.end_now(False)   # downstream topic: it ends now (not yet at JTC: on acceptance)
 
     def _goal_callback(self, request: Any) -> Any:
         """Refuse at goal time what can be known then (module docstring); ACCEPT the rest."""

@@ -31,6 +31,7 @@ from typing import Any, Callable
 import numpy as np
 from rclpy.clock import Clock, ClockType
 from rclpy.serialization import deserialize_message
+from trajectory_msgs.msg import JointTrajectory
 
 from manip_dynamics.ros.runtime.conversions import stamp_seconds
 from manip_dynamics.ros.runtime.jtc_messages import (
@@ -48,19 +49,19 @@ RECENT_STATES = 100
 class JtcLink:
     """JTC's presence and the holds sent to it, for the node that forwards plans to JTC."""
 
-    def __init__(self, node: Any, name: str, *, client: Any, action: Any, topic_pub: Any,
+    def __init__(self, node: Any, name: str, *, action: Any, use_action: bool,
                  gravity: bool, feedforward: bool, event: Callable[..., None],
                  defer: Callable[..., None], pose: Callable[[], tuple],
                  busy: Callable[[], bool], goal_running: Callable[[], bool],
                  group: Any, streams: Any) -> None:
         """
-        Subscribe to JTC's state and log, and start the watch.
+        Make JTC's topic publisher and action client, subscribe to its state, start the watch.
 
-        :param node: The node (subscriptions, timer, logger).
+        :param node: The node (publisher, client, subscriptions, timer, logger).
         :param name: JTC's controller name.
-        :param client: The node's FollowJointTrajectory client of JTC, None: JTC's topic.
-        :param action: The FollowJointTrajectory type (with a client).
-        :param topic_pub: The node's publisher of JTC's ``~/joint_trajectory``.
+        :param action: The FollowJointTrajectory type (None where control_msgs is missing).
+        :param use_action: Send plans and holds to JTC's action (its :attr:`client`); else
+            to its topic.
         :param gravity: Holds carry the pose's gravity torques as effort feed-forward.
         :param feedforward: Holds carry effort feed-forward at all.
         :param event: ``event(text, error=False)``: log a decision and publish it.
@@ -73,11 +74,15 @@ class JtcLink:
         """
         self.node = node
         self.name = name
-        self.client = client
         self._action = action
-        self._topic_pub = topic_pub
         self.topic = '/%s/joint_trajectory' % name
         self.action_name = '/%s/follow_joint_trajectory' % name
+        self._topic_pub = node.create_publisher(JointTrajectory, self.topic, 10)
+        #: The FollowJointTrajectory client of JTC's action; None: plans go to its topic.
+        self.client = None
+        if use_action:
+            from rclpy.action import ActionClient
+            self.client = ActionClient(node, action, self.action_name, callback_group=group)
         self.gravity, self.feedforward = gravity, feedforward
         self._event, self._defer = event, defer
         self._pose, self._busy, self._goal_running = pose, busy, goal_running
@@ -91,7 +96,7 @@ class JtcLink:
         self._before: np.ndarray | None = None
         self._state_wall = -1.0   # monotonic time of JTC's last controller_state
         self._state_raw: bytes | None = None   # that message, serialized
-        if client is not None:
+        if self.client is not None:
             from control_msgs.msg import JointTrajectoryControllerState
             from rcl_interfaces.msg import Log
             self._State = JointTrajectoryControllerState
@@ -213,7 +218,7 @@ class JtcLink:
         self._event('hold refused by %s%s: sent again while it is active' % (
             self.action_name, self.log.refusal()), error=True)
 
-    def publish(self, msg: Any) -> None:
+    def publish(self, msg: JointTrajectory) -> None:
         """Send a plan on JTC's topic (the path without its action)."""
         self._topic_pub.publish(msg)
 
