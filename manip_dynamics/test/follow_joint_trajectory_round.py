@@ -115,13 +115,16 @@ def push_seen(watch: ChainWatch, requested: float, answer: Any) -> str:
         residuals = [r for stamp, r in watch.residuals if stamp >= requested]
         pushed = [(stamp, force) for stamp, force in watch.pushes
                   if force > 0.0 and stamp >= answer.start_time - 1e-6]
+        received = (len(watch.residuals), watch.residuals[-1][0] if watch.residuals else 0.0,
+                    watch.states[-1][0] if watch.states else 0.0)
     return ('after the request (stamp %.3f s): %d contact samples (first %s) in %d observer '
             'messages, peak normalised residual %.2f; fastest joint %.3f rad/s; %d applied-'
-            'wrench samples with a force (simulator stamps %s); the answer: %s' % (
+            'wrench samples with a force (simulator stamps %s); the answer: %s; observer '
+            'messages in all %d, the newest stamped %.3f s (the newest joint state %.3f s)' % (
                 requested, len(flags), flags[:1], len(residuals),
                 max(residuals, default=float('nan')), max(speeds, default=float('nan')),
                 len(pushed), ['%.3f' % pushed[0][0], '%.3f' % pushed[-1][0]] if pushed else [],
-                answer.message))
+                answer.message, *received))
 
 
 def push_after_end(watch: ChainWatch, endings_before: int, taken: float,

@@ -18,7 +18,8 @@ The ``external_torque_observer`` node: external joint torques, contact and conta
 Every ``/joint_states`` message goes through the library's generalised-momentum observer
 (:class:`manip_dynamics.observers.MomentumObserver`), those queued while the node was busy
 included, oldest first; for the newest of each such batch (in one that goes on, every
-``BATCH_PUBLISH_PERIOD`` of the stamps) and where the contact flag changes it publishes:
+``BATCH_PUBLISH_PERIOD`` of the stamps) and where the contact flag changes (each rise and
+fall also logged with its stamp) it publishes:
 
 * ``~/contact`` (manip_dynamics_interfaces/Contact): per-joint flags after thresholds with
   hysteresis, the joint with the largest normalised residual, and the overall flag;
@@ -61,6 +62,7 @@ from manip_dynamics.ros.runtime.joint_state_reader import JointStateReader
 from manip_dynamics.ros.runtime.listeners import ListenerCheck
 from manip_dynamics.ros.runtime.node_runtime import (
     guarded, KindThrottle, received_ns, run_node, with_message_info)
+from manip_dynamics.ros.runtime.output_pacing import BatchPacing
 from manip_dynamics.ros.runtime.parameter_spec import declare_parameters, per_joint_values
 from manip_dynamics.ros.runtime.payloads import apply_payload_request, Payloads, reapply_payloads
 from manip_dynamics.ros.runtime.qos import COMMANDS_QOS, CONTACT_QOS
@@ -75,10 +77,9 @@ NODE_NAME = 'external_torque_observer'
 
 #: Seconds between two warnings of the same kind.
 WARN_PERIOD = 2.0
-#: Within a batch that does not end (samples arriving faster than they are taken), the
-#: outputs are still published once per this much of the samples' time [s]; a batch this
-#: long is reported (throttled): the observer is behind the stream.
-BATCH_PUBLISH_PERIOD = 0.02
+#: Within a batch that goes on, the outputs are published once per this much of the samples'
+#: time [s]; a batch spanning BEHIND_SPAN of it is reported (throttled): the node is behind.
+BATCH_PUBLISH_PERIOD, BEHIND_SPAN = 0.02, 0.1
 
 
 class _Output(NamedTuple):
@@ -158,7 +159,7 @@ class ExternalTorqueObserverNode(GuardedNode):
         self._lane = self.create_lane('samples')
         self._lane.after_batch(guarded(self, self._batch_done))
         self._newest: _Output | None = None
-        self._published_contact, self._published_t, self._in_batch = False, -1.0, 0
+        self._pacing = BatchPacing(BATCH_PUBLISH_PERIOD, BEHIND_SPAN)
         self.commands_sub = None
         if self.effort_source == 'commands':
             self.commands_sub = self.create_subscription(
@@ -314,19 +315,21 @@ class ExternalTorqueObserverNode(GuardedNode):
             self._reject('time' if 'sample time' in str(error) else 'observer', str(error))
             return
         self._newest = _Output(plan, stamp, q, r, state)
-        # on the executor (one message at a time) and where the flag changes (a flag that
-        # rises and falls within one batch is still seen): at once; else once per batch,
-        # and in a batch that goes on, once per BATCH_PUBLISH_PERIOD of the samples' time
-        self._in_batch += 1
-        behind = self._in_batch > 1 and t - self._published_t >= BATCH_PUBLISH_PERIOD
-        if not self._lane.running or state.contact != self._published_contact or behind:
-            if behind and self._lane.running:
-                self._throttle.warning('behind the joint states: %d samples in a batch that '
-                                       'goes on' % self._in_batch, kind='behind')
+        pace = self._pacing.sample(t, state.contact, not self._lane.running)
+        if pace.changed:
+            self.get_logger().info(
+                ('contact: strongest joint %s at %.2f of its threshold (stamp %.3f s)' % (
+                    model.joint_names[state.strongest], state.ratios[state.strongest], t))
+                if state.contact else 'contact ended (stamp %.3f s)' % t)
+        if pace.behind:
+            self._throttle.warning('behind the joint states: one batch of %d samples spans '
+                                   '%.0f ms of their stamps' % (pace.samples, 1e3 * pace.behind),
+                                   kind='behind')
+        if pace.publish:
             self._publish_newest()
 
     def _batch_done(self) -> None:
-        self._in_batch = 0
+        self._pacing.batch_done()
         self._publish_newest()
 
     def _publish_newest(self) -> None:
@@ -337,7 +340,7 @@ class ExternalTorqueObserverNode(GuardedNode):
         plan, model, stamp, state = out.plan, out.plan.model, out.stamp, out.state
         names = model.joint_names
         self.contact_pub.publish(contact_message(names, state, stamp))
-        self._published_contact, self._published_t = state.contact, stamp_seconds(stamp)
+        self._pacing.published(stamp_seconds(stamp), state.contact)
         if self._torques_listened():
             self.torques_pub.publish(joint_state_message(names, out.r, stamp))
         # the wrench only when someone listens: it is half of the work per message
