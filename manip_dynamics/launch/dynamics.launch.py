@@ -32,7 +32,8 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from manip_dynamics.ros.launch_support.launch_helpers import robot_description
-from manip_dynamics.ros.launch_support.launch_nodes import config_file, PACKAGE
+from manip_dynamics.ros.launch_support.launch_nodes import (
+    config_file, in_namespace, launch_namespace, PACKAGE)
 
 
 def _nodes(context: LaunchContext) -> list:
@@ -43,13 +44,13 @@ def _nodes(context: LaunchContext) -> list:
     parameters = [arg('config')]
     if description:
         parameters.append({'robot_description': description})
-    return [Node(
+    return in_namespace(launch_namespace(arg('namespace')), [Node(
         package=PACKAGE,
         executable='dynamics_node',
         name=arg('node_name'),
         output='screen',
         parameters=parameters,
-    )]
+    )])
 
 
 def generate_launch_description() -> LaunchDescription:
@@ -67,5 +68,8 @@ def generate_launch_description() -> LaunchDescription:
             description='Parameter file of dynamics_node'),
         DeclareLaunchArgument('node_name', default_value='manip_dynamics',
                               description='Node name (service prefix)'),
+        DeclareLaunchArgument('namespace', default_value='',
+                              description='ROS namespace of the node (its topics and '
+                                          'services under it); empty: the root one'),
         OpaqueFunction(function=_nodes),
     ])

@@ -37,7 +37,8 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from manip_dynamics.ros.launch_support.launch_helpers import robot_description
-from manip_dynamics.ros.launch_support.launch_nodes import config_file
+from manip_dynamics.ros.launch_support.launch_nodes import (
+    config_file, in_namespace, launch_namespace)
 from manip_dynamics.ros.launch_support.ros2_control_setup import command_joint_names
 
 PACKAGE = 'manip_dynamics'
@@ -59,7 +60,7 @@ def _nodes(context: LaunchContext) -> list:
         if arg('config') == DEFAULT_CONFIG:
             # the default file lists cobot7's joints; another arm's come from its description
             overrides['command_joints'] = command_joint_names(description)
-    return [Node(
+    return in_namespace(launch_namespace(arg('namespace')), [Node(
         package=PACKAGE,
         executable='gravity_compensation_node',
         name='gravity_compensation',
@@ -69,7 +70,7 @@ def _nodes(context: LaunchContext) -> list:
         parameters=[arg('config'), overrides],
         on_exit=Shutdown(reason='gravity_compensation_node exited: the arm is no longer '
                                 'compensated, stopping the launch'),
-    )]
+    )])
 
 
 def generate_launch_description() -> LaunchDescription:
@@ -91,5 +92,8 @@ def generate_launch_description() -> LaunchDescription:
                               description='Clamp efforts to effort_scale * URDF limit, (0, 1]'),
         DeclareLaunchArgument('ramp_time', default_value='2.0',
                               description='Seconds to ramp the efforts in'),
+        DeclareLaunchArgument('namespace', default_value='',
+                              description='ROS namespace of the node (its topics and '
+                                          'services under it); empty: the root one'),
         OpaqueFunction(function=_nodes),
     ])

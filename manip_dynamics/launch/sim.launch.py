@@ -36,7 +36,10 @@ stops before starting anything and says which argument turns it off. The simulat
 arm (brakes) until the compensation's first command arrives, so it starts still. If the
 simulator, the dynamics node, the compensation or RViz exits, the whole launch stops: no
 process is left behind. With ``use_sim_time`` (default true) the simulator publishes /clock
-and the other nodes follow it. See docs/SIMULATOR.md.
+and the other nodes follow it. With ``namespace:=arm1`` every node runs under ``/arm1``
+(``/arm1/joint_states``, ``/arm1/simulator/apply_wrench``, ...): two arms side by side, each
+launched with its own namespace and ``use_sim_time:=false`` (``/clock`` is one per graph).
+See docs/SIMULATOR.md.
 """
 
 from launch import LaunchContext, LaunchDescription
@@ -49,7 +52,8 @@ from manip_dynamics.ros.launch_support.launch_helpers import (
     NODE_PRIORITY, priority_above, robot_description, SIMULATOR_ABOVE_NODES,
     state_publisher_wanted)
 from manip_dynamics.ros.launch_support.launch_nodes import (
-    config_file, description_node, rviz_node, stop_launch, trajectory_nodes, viewer_node)
+    config_file, description_node, in_namespace, launch_namespace, rviz_node, stop_launch,
+    trajectory_nodes, viewer_node)
 from manip_dynamics.ros.launch_support.ros2_control_setup import command_joint_names
 from manip_dynamics.ros.parameters.simulator_node import LOOP_TIMEOUT
 
@@ -83,6 +87,10 @@ def _nodes(context: LaunchContext) -> list:
     if missing:
         # raised before any process starts: launch prints the line and exits 1
         raise LaunchArgumentError(missing_message(missing))
+    try:
+        namespace = launch_namespace(arg('namespace'))
+    except ValueError as exc:
+        raise LaunchArgumentError(str(exc)) from None
     urdf = arg('urdf')
     description = robot_description(urdf, '' if urdf.strip() else arg('robot'))
     sim_time = flag('use_sim_time')
@@ -124,11 +132,11 @@ def _nodes(context: LaunchContext) -> list:
         # observer's contact flag; it holds the arm between trajectories
         nodes += trajectory_nodes(timeout, commanding, _stop('trajectory_controller'), {})
     if rviz:
-        nodes += rviz_node(sim_time, _stop('rviz2'), description)
+        nodes += rviz_node(sim_time, _stop('rviz2'), description, namespace)
     if flag('viewer'):
         # The arm in a web browser (no RViz needed): http://127.0.0.1:<viewer_port>
         nodes.append(viewer_node(int(arg('viewer_port')), follow))
-    return nodes
+    return in_namespace(namespace, nodes)
 
 
 def generate_launch_description() -> LaunchDescription:
@@ -179,5 +187,9 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('simulator_config',
                               default_value=config_file('simulator.yaml'),
                               description='Parameter file of simulator_node'),
+        DeclareLaunchArgument('namespace', default_value='',
+                              description='ROS namespace of every node (their topics, '
+                                          'services and actions under it: two arms in one '
+                                          'graph, each in its own); empty: the root one'),
         OpaqueFunction(function=_nodes),
     ])

@@ -41,7 +41,7 @@ def test_description_publisher_serves_a_late_subscriber(cobot7_xml):
                       {'robot_description': cobot7_xml},
                       remaps=('/robot_description:=/description_test/robot_description',))
     try:
-        wait_for_log(proc, 'publishing /robot_description', 60.0)
+        wait_for_log(proc, 'publishing /description_test/robot_description', 60.0)
         time.sleep(0.5)  # a late subscriber
         received = []
         qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,

@@ -191,8 +191,8 @@ def test_no_model_before_description(node) -> None:
     """Answer success = false, naming the cure, before any robot description arrived."""
     first = node[2]
     assert first.success is False
-    assert first.message == ('no robot model yet: set robot_description or publish '
-                             '/robot_description')
+    assert first.message == ('no robot model yet: set the robot_description parameter or '
+                             'publish the robot_description topic')
 
 
 def test_inverse_dynamics_matches_library(graph, node) -> None:

@@ -28,7 +28,8 @@ import yaml
 
 from manip_dynamics.bundled import bundled_robots, urdf_path
 from manip_dynamics.ros.launch_support import launch_helpers as lh
-from manip_dynamics.ros.launch_support.launch_nodes import RVIZ_CONFIG, rviz_config
+from manip_dynamics.ros.launch_support.launch_nodes import (
+    launch_namespace, RVIZ_CONFIG, rviz_config)
 
 
 def _text(name: str) -> str:
@@ -171,6 +172,40 @@ def test_rviz_is_fixed_on_each_arms_root_link(arm) -> None:
     assert frames == roots, (frames, roots)
     assert yaml.safe_load(text)['Visualization Manager']['Global Options']['Fixed Frame'] \
         == roots[0]
+
+
+def _topics(node) -> list:
+    """Every ``Value`` of a display's topic in an RViz configuration, depth first."""
+    if isinstance(node, dict):
+        found = []
+        for key, value in node.items():
+            if key in ('Topic', 'Description Topic') and isinstance(value, dict):
+                found.append(value.get('Value'))
+            found += _topics(value)
+        return found
+    if isinstance(node, list):
+        return [t for item in node for t in _topics(item)]
+    return []
+
+
+def test_rviz_in_a_namespace_reads_the_namespaces_topics() -> None:
+    """The description and torque markers of /arm1's nodes; TF stays the graph's own."""
+    config = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), *RVIZ_CONFIG)
+    with open(config, encoding='utf-8') as stream:
+        original = stream.read()
+    before = _topics(yaml.safe_load(rviz_config(original, _text('puma560'))))
+    after = _topics(yaml.safe_load(rviz_config(original, _text('puma560'), 'arm1')))
+    assert '/robot_description' in before and '/manip_dynamics/torque_markers' in before
+    assert after == ['/arm1' + topic for topic in before], (before, after)
+
+
+def test_the_namespace_argument_is_checked() -> None:
+    assert launch_namespace('') == '' and launch_namespace(' /arm1/ ') == 'arm1'
+    assert launch_namespace('robots/arm_2') == 'robots/arm_2'
+    for bad in ('2arm', 'arm-1', 'arms//one', 'a b'):
+        with pytest.raises(ValueError, match='not a ROS namespace'):
+            launch_namespace(bad)
 
 
 def test_rviz_config_without_a_fixed_frame_is_refused() -> None:

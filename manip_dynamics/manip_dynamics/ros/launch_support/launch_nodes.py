@@ -114,16 +114,49 @@ def remove_on_shutdown(path: str) -> Any:
     return RegisterEventHandler(OnShutdown(on_shutdown=remove))
 
 
-def rviz_config(config_text: str, description: str) -> str:
+def launch_namespace(value: str) -> str:
+    """
+    Return the launch argument ``namespace`` as a namespace (``''``: the root one).
+
+    :param value: E.g. ``'arm1'`` or ``'/arm1/'``.
+    :return: E.g. ``'arm1'``.
+    :raises ValueError: A name ROS would refuse (characters other than letters, digits,
+        ``_`` and ``/``, a token that starts with a digit, ``//``).
+    """
+    name = value.strip().strip('/')
+    if name and not re.fullmatch(r'[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*', name):
+        raise ValueError('namespace %r is not a ROS namespace (letters, digits and _, '
+                         'tokens separated by /, none starting with a digit)' % value)
+    return name
+
+
+def in_namespace(namespace: str, actions: list) -> list:
+    """
+    Return ``actions`` pushed into ``namespace`` (every node's relative names under it).
+
+    :param namespace: From :func:`launch_namespace`; ``''`` returns ``actions`` as they are.
+    :param actions: Launch actions (nodes, event handlers).
+    :return: One ``GroupAction`` scoping them, or ``actions``.
+    """
+    if not namespace:
+        return actions
+    from launch.actions import GroupAction
+    from launch_ros.actions import PushRosNamespace
+    return [GroupAction([PushRosNamespace(namespace), *actions])]
+
+
+def rviz_config(config_text: str, description: str, namespace: str = '') -> str:
     """
     Return the RViz configuration with its fixed frame set to the arm's root link.
 
     robot_state_publisher publishes the TF tree from the URDF's root link, so that frame
     exists for every arm (a fixed ``cobot7_base_link`` left every other arm undrawn: "Fixed
-    Frame does not exist").
+    Frame does not exist"). In a namespace the displays' topics (the description, the
+    torque markers) are the namespace's; TF stays ``/tf`` (one tree per graph).
 
     :param config_text: The text of an RViz configuration (YAML) with a ``Fixed Frame`` line.
     :param description: The URDF text.
+    :param namespace: From :func:`launch_namespace`.
     :return: The configuration text.
     :raises ValueError: The description does not load, or the text has no fixed frame.
     """
@@ -133,10 +166,13 @@ def rviz_config(config_text: str, description: str) -> str:
                           config_text)
     if count != 1:
         raise ValueError('the RViz configuration has %d Fixed Frame lines, expected 1' % count)
+    if namespace:
+        text = re.sub(r'(?m)^(\s*Value:\s*)/(robot_description|manip_dynamics/)',
+                      lambda m: '%s/%s/%s' % (m.group(1), namespace, m.group(2)), text)
     return text
 
 
-def rviz_node(sim_time: bool, on_exit: Any, description: str) -> list:
+def rviz_node(sim_time: bool, on_exit: Any, description: str, namespace: str = '') -> list:
     """
     Return rviz2 with the package's display configuration, fixed on the arm's root link.
 
@@ -146,11 +182,12 @@ def rviz_node(sim_time: bool, on_exit: Any, description: str) -> list:
     :param sim_time: ``use_sim_time``.
     :param on_exit: The action run when rviz2 exits (see :func:`stop_launch`).
     :param description: The launched arm's URDF text.
+    :param namespace: The launch's namespace (:func:`launch_namespace`).
     :return: The ``launch_ros.actions.Node`` and the action that deletes the file.
     """
     from launch_ros.actions import Node
     with open(share(*RVIZ_CONFIG), encoding='utf-8') as stream:
-        text = rviz_config(stream.read(), description)
+        text = rviz_config(stream.read(), description, namespace)
     handle, path = tempfile.mkstemp(prefix='manip_dynamics_', suffix='.rviz')
     with os.fdopen(handle, 'w', encoding='utf-8') as stream:
         stream.write(text)

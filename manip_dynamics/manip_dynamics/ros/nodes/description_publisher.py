@@ -34,6 +34,7 @@ from std_msgs.msg import String
 
 from manip_dynamics.model import precheck_urdf
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
+from manip_dynamics.ros.runtime.names import ROBOT_DESCRIPTION
 from manip_dynamics.ros.runtime.node_runtime import run_node
 from manip_dynamics.ros.runtime.robot_description import ROBOT_DESCRIPTION_QOS
 from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS, StartupError
@@ -59,12 +60,12 @@ class DescriptionPublisher(GuardedNode):
             links = precheck_urdf(text)
         except ValueError as error:
             raise StartupError('robot_description: %s' % error) from None
-        self.publisher = self.create_publisher(String, '/robot_description',
+        self.publisher = self.create_publisher(String, ROBOT_DESCRIPTION,
                                                ROBOT_DESCRIPTION_QOS)
         self.publisher.publish(String(data=text))
-        self.get_logger().info('publishing /robot_description (%d links, %d bytes, transient '
+        self.get_logger().info('publishing %s (%d links, %d bytes, transient '
                                'local) in place of robot_state_publisher; no TF'
-                               % (links, len(text.encode('utf-8'))))
+                               % (self.publisher.topic_name, links, len(text.encode('utf-8'))))
 
 
 def main(args: list[str] | None = None) -> int:

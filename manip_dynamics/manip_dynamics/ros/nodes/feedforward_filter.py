@@ -59,6 +59,7 @@ from manip_dynamics.ros.runtime.goal_relay import GoalRelay
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.jtc_link import JtcLink
 from manip_dynamics.ros.runtime.jtc_messages import follow_joint_trajectory, plan_message
+from manip_dynamics.ros.runtime.names import child_name, JOINT_STATES
 from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node
 from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
 from manip_dynamics.ros.runtime.qos import CONTACT_QOS, JOINT_STATES_QOS
@@ -78,7 +79,9 @@ class FeedforwardFilterNode(GuardedNode):
         values = declare_parameters(self, PARAMETERS, on_change=self._tuned)
         urdf, build = model_builder(values)
         self.p = values   # tunable ones follow ros2 param set (checked)
-        self.controller_name = values.jtc_name.strip('/')
+        self.controller_name = values.jtc_name.rstrip('/')
+        if not self.controller_name.strip('/'):
+            raise StartupError('parameter jtc_name must not be empty')
         self._late_flags = KindThrottle(self.get_logger(), 2.0)
         self._model: RobotModel | None = None
         self._q: np.ndarray | None = None
@@ -106,14 +109,14 @@ class FeedforwardFilterNode(GuardedNode):
         self._due_lock = threading.Lock()   # the lane adds while the executor takes
         self._wake = self.create_guard_condition(self._run_due, callback_group=group)
         streams = self.create_lane('streams').group
-        self.create_subscription(JointState, '/joint_states', self._joint_states,
+        self.create_subscription(JointState, JOINT_STATES, self._joint_states,
                                  JOINT_STATES_QOS, callback_group=streams)
         self.create_subscription(JointTrajectory, '~/joint_trajectory', self._topic_plan, 10,
                                  callback_group=group)
         self.contact_topic = ''
         if self.p.observer_namespace.strip('/'):
             from manip_dynamics_interfaces.msg import Contact
-            self.contact_topic = '/%s/contact' % self.p.observer_namespace.strip('/')
+            self.contact_topic = child_name(self.p.observer_namespace, 'contact')
             self.create_subscription(Contact, self.contact_topic, self._contact, CONTACT_QOS,
                                      callback_group=streams)
         self._Action = follow_joint_trajectory()

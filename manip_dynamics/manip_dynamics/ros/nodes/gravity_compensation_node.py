@@ -64,6 +64,7 @@ from manip_dynamics.ros.runtime.conversions import (
 from manip_dynamics.ros.runtime.glitch_parameters import (
     gate_parameters, GateParameters, held_back_or_implausible)
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
+from manip_dynamics.ros.runtime.names import child_name
 from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node, send_last_zero
 from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
 from manip_dynamics.ros.runtime.payloads import apply_payload_request, Payloads, payloads_from
@@ -131,7 +132,7 @@ class GravityCompensationNode(GuardedNode):
         self._throttle = KindThrottle(self.get_logger(), LOG_PERIOD)
         self._plan: _Plan | None = None
         self._stale_since: float | None = None
-        self.commands_topic = '/%s/commands' % self.controller_name.strip('/')
+        self.commands_topic = child_name(self.controller_name, 'commands')
         self.commands_pub = self.create_publisher(Float64MultiArray, self.commands_topic,
                                                   COMMANDS_QOS)
         self._control_group = MutuallyExclusiveCallbackGroup()

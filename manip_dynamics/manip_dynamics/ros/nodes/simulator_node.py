@@ -47,6 +47,7 @@ from manip_dynamics.ros.parameters.simulator_node import PARAMETERS
 from manip_dynamics.ros.runtime.conversions import time_msg
 from manip_dynamics.ros.runtime.external_push import ExternalPushes
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
+from manip_dynamics.ros.runtime.names import child_name, JOINT_STATES
 from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node
 from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
 from manip_dynamics.ros.runtime.robot_description import (
@@ -90,12 +91,12 @@ class SimulatorNode(GuardedNode):
         self._throttle = KindThrottle(self.get_logger(), THROTTLE)
         self._stamps = SampleStamps(p['rate'], p['publish_clock'])
 
-        self._joint_states_pub = self.create_publisher(JointState, '/joint_states', 10)
+        self._joint_states_pub = self.create_publisher(JointState, JOINT_STATES, 10)
         self._clock_pub = (self.create_publisher(Clock, '/clock', 10)
                            if p['publish_clock'] else None)
         self._energy_pub = (self.create_publisher(Float64, '~/energy', 10)
                             if p['publish_energy'] else None)
-        self._commands_topic = '/%s/commands' % p['controller_name'].strip('/')
+        self._commands_topic = child_name(p['controller_name'], 'commands')
         # the commands and the step on a thread of their own (run_node starts it)
         self._lane = self.create_lane('step')
         if p['controller_commands']:

@@ -60,6 +60,7 @@ from manip_dynamics.ros.runtime.glitch_parameters import gate_parameters, held_b
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.jtc_messages import follow_joint_trajectory
 from manip_dynamics.ros.runtime.listeners import ListenerCheck
+from manip_dynamics.ros.runtime.names import child_name, JOINT_STATES
 from manip_dynamics.ros.runtime.node_runtime import KindThrottle, run_node, send_last_zero
 from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
 from manip_dynamics.ros.runtime.qos import COMMANDS_QOS, CONTACT_QOS, JOINT_STATES_QOS
@@ -104,9 +105,8 @@ class TrajectoryControllerNode(GuardedNode):
             max_workers=1, thread_name_prefix='trajectory_worker')
         self._trajectory_requests = 0
         #: Duplicate joint states skipped, contact messages ignored as too old.
-        self.duplicates = 0
-        self.old_contacts = 0
-        self.commands_topic = '/%s/commands' % self.p.controller_name.strip('/')
+        self.duplicates = self.old_contacts = 0
+        self.commands_topic = child_name(self.p.controller_name, 'commands')
         self.commands_pub = self.create_publisher(Float64MultiArray, self.commands_topic,
                                                   COMMANDS_QOS)
         # q_d - q per joint state (position field), stamped with the joint state's stamp
@@ -117,7 +117,7 @@ class TrajectoryControllerNode(GuardedNode):
                                              callback_group=MutuallyExclusiveCallbackGroup())
         # each joint state on a thread of its own (run_node starts it; the executor's before)
         self._lane = self.create_lane('joint_states')
-        self.create_subscription(JointState, '/joint_states', self.joint_states_callback,
+        self.create_subscription(JointState, JOINT_STATES, self.joint_states_callback,
                                  JOINT_STATES_QOS, callback_group=self._lane.group)
         self.create_subscription(JointTrajectory, '~/joint_trajectory',
                                  self.trajectory_callback, 10, callback_group=group)
@@ -125,7 +125,7 @@ class TrajectoryControllerNode(GuardedNode):
         self.create_timer(self._period, self.watchdog_callback, callback_group=group)
         self.contact_topic = ''
         if self.p.observer_namespace.strip('/'):
-            self.contact_topic = '/%s/contact' % self.p.observer_namespace.strip('/')
+            self.contact_topic = child_name(self.p.observer_namespace, 'contact')
             self.create_subscription(Contact, self.contact_topic, self.contact_callback,
                                      CONTACT_QOS, callback_group=group)
         action = follow_joint_trajectory()

@@ -53,6 +53,7 @@ from sensor_msgs.msg import JointState
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.parameters.viewer_node import PARAMETERS
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
+from manip_dynamics.ros.runtime.names import JOINT_STATES
 from manip_dynamics.ros.runtime.node_runtime import run_node
 from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
 from manip_dynamics.ros.runtime.payloads import (
@@ -125,10 +126,10 @@ class ViewerNode(GuardedNode):
         except BaseException:
             self.view.close()  # no half-started web server left behind
             raise
-        self.create_subscription(JointState, '/joint_states', self.joint_states_callback,
+        self.create_subscription(JointState, JOINT_STATES, self.joint_states_callback,
                                  TOPIC_QOS)
         if namespace.strip('/'):   # empty: no observer drawn
-            self._observe('/' + namespace.strip('/'))
+            self._observe(namespace.rstrip('/'))
         try:
             from manip_dynamics_interfaces.srv import SetPayload
         except ImportError:

@@ -33,7 +33,7 @@ PARAMETERS = MODEL + (
           'Where the applied torque comes from: joint_states (its effort field: the '
           'simulator, torque-sensing arms) or commands (the latest message on '
           'commands_topic: arms that report no torque)', choices=EFFORT_SOURCES),
-    Param('commands_topic', 'string', '/effort_controller/commands',
+    Param('commands_topic', 'string', 'effort_controller/commands',
           'std_msgs/Float64MultiArray effort commands (effort_source commands); each joint '
           'state is paired with the last command received before it'),
     COMMAND_JOINTS,

@@ -26,7 +26,7 @@ DOWNSTREAMS = ('auto', 'action', 'topic')
 PARAMETERS = MODEL + (
     Param('jtc_name', 'string', 'joint_trajectory_controller',
           'The joint_trajectory_controller (JTC, effort interface) plans go to: its action '
-          '/<jtc_name>/follow_joint_trajectory or topic /<jtc_name>/joint_trajectory'),
+          '<jtc_name>/follow_joint_trajectory or topic <jtc_name>/joint_trajectory'),
     Param('downstream', 'string', 'auto',
           "action: JTC's FollowJointTrajectory; topic: its joint_trajectory topic; auto: the "
           'action where control_msgs is installed', choices=DOWNSTREAMS),

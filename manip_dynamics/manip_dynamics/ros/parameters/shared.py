@@ -99,8 +99,8 @@ STALE_ACTION = Param(
     'themselves)', choices=STALE_ACTIONS)
 
 #: The joint states a node reads.
-JOINT_STATES_TOPIC = Param('joint_states_topic', 'string', '/joint_states',
-                           'sensor_msgs/JointState input')
+JOINT_STATES_TOPIC = Param('joint_states_topic', 'string', 'joint_states',
+                           "sensor_msgs/JointState input (relative: in the node's namespace)")
 
 #: The joints of a node's effort commands, in their order.
 COMMAND_JOINTS = Param(
@@ -110,7 +110,7 @@ COMMAND_JOINTS = Param(
 
 #: The external-torque observer whose contact flag a node reacts to.
 OBSERVER_NAMESPACE = Param(
-    'observer_namespace', 'string', '/external_torque_observer',
+    'observer_namespace', 'string', 'external_torque_observer',
     'Namespace of the external_torque_observer whose topics the node reads '
     '(<namespace>/contact, ...); empty = none')
 
@@ -129,7 +129,7 @@ START_TOLERANCE = Param(
 
 #: The effort controller a commanding node publishes to.
 CONTROLLER_NAME = Param('controller_name', 'string', 'effort_controller',
-                        'Effort controller; commands go to /<controller_name>/commands')
+                        'Effort controller; commands go to <controller_name>/commands')
 
 #: Fraction of the effort limits a commanding node uses.
 EFFORT_SCALE = Param(

@@ -34,7 +34,7 @@ LOOP_TIMEOUT = 0.5
 PARAMETERS = MODEL + (
     Param('rate', 'double', 1000.0, 'Integration rate (simulated time)', unit='Hz',
           valid=Range(10.0, 1e5)),
-    Param('publish_rate', 'double', 250.0, '/joint_states rate (simulated time)', unit='Hz',
+    Param('publish_rate', 'double', 250.0, 'joint_states rate (simulated time)', unit='Hz',
           valid=Range(0.0, 1e4, low_open=True)),
     Param('integrator', 'string', 'semi_implicit_euler', 'Integration scheme',
           choices=FIXED_STEP_INTEGRATORS),
@@ -45,10 +45,10 @@ PARAMETERS = MODEL + (
     Param('publish_energy', 'bool', False, 'Publish ~/energy: kinetic + potential energy [J]'),
     CONTROLLER_NAME,
     Param('controller_commands', 'bool', True,
-          'Take Float64MultiArray commands on /<controller_name>/commands; false when a '
+          'Take Float64MultiArray commands on <controller_name>/commands; false when a '
           'controller_manager stands in front (then joint_commands_topic only)'),
     COMMAND_JOINTS,
-    Param('joint_commands_topic', 'string', '/joint_commands',
+    Param('joint_commands_topic', 'string', 'joint_commands',
           'sensor_msgs/JointState effort commands keyed by name'),
     Param('command_timeout', 'double', LOOP_TIMEOUT,
           'A joint whose last command is older than this (wall clock and simulated time) is '

@@ -36,6 +36,7 @@ from trajectory_msgs.msg import JointTrajectory
 from manip_dynamics.ros.runtime.conversions import stamp_seconds
 from manip_dynamics.ros.runtime.jtc_messages import (
     erased_tolerances, hold_message, JtcLog, reference_pose)
+from manip_dynamics.ros.runtime.names import child_name
 from manip_dynamics.ros.runtime.qos import JOINT_STATES_QOS
 
 #: How often the link looks whether JTC has appeared and resends a refused hold [s].
@@ -75,8 +76,8 @@ class JtcLink:
         self.node = node
         self.name = name
         self._action = action
-        self.topic = '/%s/joint_trajectory' % name
-        self.action_name = '/%s/follow_joint_trajectory' % name
+        self.topic = child_name(name, 'joint_trajectory')
+        self.action_name = child_name(name, 'follow_joint_trajectory')
         self._topic_pub = node.create_publisher(JointTrajectory, self.topic, 10)
         #: The FollowJointTrajectory client of JTC's action; None: plans go to its topic.
         self.client = None
@@ -102,8 +103,8 @@ class JtcLink:
             self._State = JointTrajectoryControllerState
             # JTC publishes its state only while active: the sign that it became active
             node.create_subscription(
-                JointTrajectoryControllerState, '/%s/controller_state' % name, self._on_state,
-                JOINT_STATES_QOS, callback_group=streams, raw=True)
+                JointTrajectoryControllerState, child_name(name, 'controller_state'),
+                self._on_state, JOINT_STATES_QOS, callback_group=streams, raw=True)
             # JTC says why it refuses a goal only in its log
             node.create_subscription(Log, '/rosout', self.log.note, 50, callback_group=group)
         # discovery is wall-clock business: a steady timer also runs when /clock does not

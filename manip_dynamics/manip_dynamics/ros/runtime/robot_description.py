@@ -37,11 +37,12 @@ from manip_dynamics.precompile import warm_up
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.runtime.joint_dynamics_parameters import (
     apply_joint_dynamics, joint_dynamics_overrides)
+from manip_dynamics.ros.runtime.names import ROBOT_DESCRIPTION
 from manip_dynamics.ros.runtime.parameter_spec import NodeParameters
 from manip_dynamics.ros.runtime.startup import StartupError
 
 #: Topic robot_state_publisher publishes the URDF on.
-ROBOT_DESCRIPTION_TOPIC = '/robot_description'
+ROBOT_DESCRIPTION_TOPIC = ROBOT_DESCRIPTION
 
 #: How often the executor looks for a model built on the worker thread [s].
 RESULT_POLL_PERIOD = 0.05
@@ -51,7 +52,8 @@ ROBOT_DESCRIPTION_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIAB
                                    durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 #: The answer of every service before a model exists.
-NO_MODEL_MESSAGE = 'no robot model yet: set robot_description or publish /robot_description'
+NO_MODEL_MESSAGE = ('no robot model yet: set the robot_description parameter or publish the '
+                    'robot_description topic')
 
 
 ModelBuilder = Callable[[str], RobotModel]
@@ -123,7 +125,7 @@ class RobotDescriptionSource:
                 String, ROBOT_DESCRIPTION_TOPIC, self.description_callback,
                 ROBOT_DESCRIPTION_QOS, callback_group=callback_group)
             node.get_logger().info('robot_description parameter is empty: waiting for %s'
-                                   % ROBOT_DESCRIPTION_TOPIC)
+                                   % self.subscription.topic_name)
 
     @property
     def model(self) -> RobotModel | None:

@@ -95,6 +95,7 @@ from manip_dynamics.control.computed_torque import TimedPoints
 from manip_dynamics.control.trajectory_goal import ZERO_VELOCITY
 from manip_dynamics.ros.runtime.conversions import stamp_seconds
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
+from manip_dynamics.ros.runtime.names import child_name, JOINT_STATES
 from manip_dynamics.ros.runtime.node_runtime import run_node
 from manip_dynamics.ros.runtime.parameter_spec import (
     param_bool, param_choice, param_float, param_float_list, param_string, param_strings)
@@ -339,10 +340,10 @@ class ControllerManagerStandin(GuardedNode):
         if self.controller == 'jtc':
             self.jtc = self._jtc_from_parameters()
         topics = {}
-        for name, default in (('hardware_states_topic', '/sim/joint_states'),
-                              ('hardware_commands_topic', '/sim/joint_commands'),
-                              ('joint_states_topic', '/joint_states'),
-                              ('commands_topic', '/effort_controller/commands')):
+        for name, default in (('hardware_states_topic', 'sim/joint_states'),
+                              ('hardware_commands_topic', 'sim/joint_commands'),
+                              ('joint_states_topic', JOINT_STATES),
+                              ('commands_topic', 'effort_controller/commands')):
             topics[name] = param_string(self, name, default, 'topic')
         self._lock = threading.Condition()
         self._sample: JointState | None = None
@@ -361,7 +362,8 @@ class ControllerManagerStandin(GuardedNode):
         self._jtc_state_pub = None
         self._action_name = ''
         if self.jtc is not None:
-            self.create_subscription(JointTrajectory, '/%s/joint_trajectory' % self.jtc_name,
+            self.create_subscription(JointTrajectory,
+                                     child_name(self.jtc_name, 'joint_trajectory'),
                                      self._jtc_trajectory, 10)
             self._action_name = self._jtc_action_server()
         self._states_pub = self.create_publisher(JointState, topics['joint_states_topic'], 10)
@@ -440,7 +442,7 @@ class ControllerManagerStandin(GuardedNode):
             return ''
         self._Action = FollowJointTrajectory
         self._action_server = ActionServer(
-            self, FollowJointTrajectory, '/%s/follow_joint_trajectory' % self.jtc_name,
+            self, FollowJointTrajectory, child_name(self.jtc_name, 'follow_joint_trajectory'),
             self._execute_goal, goal_callback=self._goal_callback,
             handle_accepted_callback=self._accepted_callback,
             cancel_callback=self._cancel_callback)
@@ -449,8 +451,8 @@ class ControllerManagerStandin(GuardedNode):
         self.create_timer(0.05, self._goal_check, clock=Clock(clock_type=ClockType.STEADY_TIME))
         from control_msgs.msg import JointTrajectoryControllerState
         self._jtc_state_pub = self.create_publisher(
-            JointTrajectoryControllerState, '/%s/controller_state' % self.jtc_name, 10)
-        return '/%s/follow_joint_trajectory' % self.jtc_name
+            JointTrajectoryControllerState, child_name(self.jtc_name, 'controller_state'), 10)
+        return child_name(self.jtc_name, 'follow_joint_trajectory')
 
     def _activate_callback(self, request: Any, response: Any) -> Any:
         """Activate JTC (hold the current positions) or deactivate it (the effort command)."""

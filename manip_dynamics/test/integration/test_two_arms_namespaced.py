@@ -1,0 +1,172 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Two arms in one ROS graph, each in its own namespace, behind the controller_manager stand-in.
+
+cobot7 in ``/arm1`` and puma560 in ``/arm2``, each: simulator_node as the hardware behind the
+stand-in (states on ``sim/joint_states``, commands on ``sim/joint_commands``), the stand-in
+publishing ``joint_states`` and taking ``effort_controller/commands``, gravity_compensation_node
+holding the arm and external_torque_observer; every node started with its default (relative)
+names and only ``-r __ns:=/armN``, so the namespace alone separates the two graphs. Checked:
+each arm publishes its own joints on its own ``joint_states``; both are held still (within
+1 mrad over the hold); a push on one arm's tool is flagged by that arm's observer and by
+none of the other's, arm 1 then arm 2.
+"""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+from ros_test_support import (call_service, read_log, require_interfaces, require_rclpy,
+                              spun_node, STARTUP_TIMEOUT, wait_until)
+
+rclpy = require_rclpy()
+require_interfaces()
+
+from sensor_msgs.msg import JointState  # noqa: E402
+
+from manip_dynamics import RobotModel  # noqa: E402
+from manip_dynamics.bundled import urdf_path  # noqa: E402
+from manip_dynamics.demo.scenario import config_parameters  # noqa: E402
+from manip_dynamics.ros.runtime.conversions import stamp_seconds  # noqa: E402
+from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
+from manip_dynamics.ros.runtime.qos import CONTACT_QOS  # noqa: E402
+from manip_dynamics_interfaces.msg import Contact  # noqa: E402
+from manip_dynamics_interfaces.srv import ApplyWrench  # noqa: E402
+
+pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.realtime]
+
+#: (namespace, bundled arm, the link pushed)
+ARMS = (('arm1', 'cobot7', 'tool0'), ('arm2', 'puma560', 'puma560_flange'))
+#: Joint-state rate of the stand-in (its update rate) and of the simulator [Hz].
+RATE = 250.0
+TIMEOUT = 0.5
+#: How long both arms are watched at hold [s], and the largest motion allowed there [rad].
+HOLD = 8.0
+HELD = 1e-3
+PUSH_FORCE = 15.0
+PUSH_TIME = 0.3
+
+
+class ArmWatch:
+    """One arm's joint states and contact flags, as this test's node receives them."""
+
+    def __init__(self, node, namespace: str) -> None:
+        self.lock = threading.Lock()
+        self.states: list = []
+        self.names: list = []
+        self.contacts: list = []
+        node.create_subscription(JointState, '/%s/joint_states' % namespace, self._state, 100)
+        node.create_subscription(Contact, '/%s/external_torque_observer/contact' % namespace,
+                                 self._contact, CONTACT_QOS)
+
+    def _state(self, msg) -> None:
+        with self.lock:
+            self.names = list(msg.name)
+            self.states.append((time.monotonic(), np.array(msg.position)))
+
+    def _contact(self, msg) -> None:
+        with self.lock:
+            self.contacts.append((time.monotonic(), bool(msg.contact),
+                                  stamp_seconds(msg.header.stamp)))
+
+    def positions_since(self, since: float) -> np.ndarray:
+        with self.lock:
+            return np.array([q for t, q in self.states if t >= since])
+
+    def flagged_since(self, since: float) -> bool:
+        with self.lock:
+            return any(c for t, c, _ in self.contacts if t >= since)
+
+
+def start_arm(namespace: str, robot: str, log_dir) -> dict:
+    """Start one arm's five processes in ``namespace``; return them by name."""
+    with open(urdf_path(robot), encoding='utf-8') as stream:
+        xml = stream.read()
+    joints = list(RobotModel.from_urdf_string(xml).joint_names)
+    ns = ('__ns:=/%s' % namespace,)
+    common = {'robot_description': xml}
+    procs = {}
+
+    def start(module, name, params, remaps=()):
+        procs[name] = start_node(module, name, params, remaps=ns + tuple(remaps),
+                                 log_dir=str(log_dir / namespace))
+    (log_dir / namespace).mkdir()
+    # the hardware: its states to the stand-in only, commands from the stand-in only
+    start('simulator_node', 'simulator', {
+        **common, 'publish_clock': False, 'lockstep': False, 'controller_commands': False,
+        'joint_commands_topic': 'sim/joint_commands', 'brake_release': 'holding_command',
+        'publish_rate': RATE, 'command_timeout': TIMEOUT}, ('joint_states:=sim/joint_states',))
+    start('testing.controller_manager_standin', 'controller_manager', {
+        'update_rate': RATE, 'joints': joints, 'cosimulation': False,
+        'jitter': 0.0, 'skip_probability': 0.0})
+    start('gravity_compensation_node', 'gravity_compensation', {
+        **common, 'ramp_time': 0.0, 'timeout': TIMEOUT})
+    start('external_torque_observer', 'external_torque_observer', {
+        **common, **config_parameters('external_torque_observer')})
+    return procs
+
+
+def test_two_namespaced_arms_are_held_and_pushed_apart(tmp_path):
+    procs = {}
+    with spun_node('two_arms_probe') as probe:
+        watches = {ns: ArmWatch(probe, ns) for ns, _, _ in ARMS}
+        try:
+            for namespace, robot, _ in ARMS:
+                for name, proc in start_arm(namespace, robot, tmp_path).items():
+                    procs[namespace + '/' + name] = proc
+            for namespace, robot, _ in ARMS:
+                simulator = procs[namespace + '/simulator']
+                wait_until(lambda: 'brakes released' in read_log(simulator),
+                           STARTUP_TIMEOUT, '%s: the compensation never held the arm: %s' % (
+                               namespace, read_log(simulator)[-2000:]))
+                watch = watches[namespace]
+                wait_until(lambda: watch.states and watch.contacts, 30.0,
+                           '%s: no joint states or no observer output' % namespace)
+                model = RobotModel.from_urdf_string(open(urdf_path(robot)).read())
+                # each namespace carries its own arm: the other's joints never appear
+                assert sorted(watch.names) == sorted(model.joint_names), watch.names
+            time.sleep(1.0)   # the brake release settles
+            start = time.monotonic()
+            time.sleep(HOLD)
+            for namespace, _, _ in ARMS:
+                qs = watches[namespace].positions_since(start)
+                assert len(qs) > HOLD * RATE / 4, '%s: %d states in %g s' % (
+                    namespace, len(qs), HOLD)
+                drift = np.max(np.ptp(qs, axis=0))
+                assert drift <= HELD, '%s moved %.3g rad at hold' % (namespace, drift)
+                assert not watches[namespace].flagged_since(start), \
+                    '%s flagged a contact at hold' % namespace
+            for pushed, _, link in ARMS:
+                request = ApplyWrench.Request(link=link, frame='world', duration=PUSH_TIME)
+                request.wrench.force.z = -PUSH_FORCE
+                sent = time.monotonic()
+                answer = call_service(probe, ApplyWrench, '/%s/simulator/apply_wrench' % pushed,
+                                      request, 10.0)
+                assert answer.success, answer.message
+                wait_until(lambda: watches[pushed].flagged_since(sent), 10.0,
+                           '%s: its push was not flagged' % pushed)
+                time.sleep(1.0)
+                for other, _, _ in ARMS:
+                    if other != pushed:
+                        assert not watches[other].flagged_since(sent), \
+                            '%s flagged the push on %s' % (other, pushed)
+                # the pushed arm's flag ends before the next push
+                wait_until(lambda: not watches[pushed].contacts[-1][1], 10.0,
+                           '%s: the contact never ended' % pushed)
+        finally:
+            for proc in procs.values():
+                stop_node(proc)
