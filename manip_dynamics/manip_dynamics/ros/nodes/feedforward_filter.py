@@ -116,9 +116,9 @@ class FeedforwardFilterNode(GuardedNode):
         self.contact_topic = ''
         if self.p.observer_namespace.strip('/'):
             from manip_dynamics_interfaces.msg import Contact
-            self.contact_topic = child_name(self.p.observer_namespace, 'contact')
-            self.create_subscription(Contact, self.contact_topic, self._contact, CONTACT_QOS,
-                                     callback_group=streams)
+            self.contact_topic = self.create_subscription(
+                Contact, child_name(self.p.observer_namespace, 'contact'), self._contact,
+                CONTACT_QOS, callback_group=streams).topic_name
         self._Action = follow_joint_trajectory()
         if self.p.downstream == 'action' and self._Action is None:
             raise StartupError('downstream: action needs control_msgs, which is not '

@@ -132,9 +132,9 @@ class GravityCompensationNode(GuardedNode):
         self._throttle = KindThrottle(self.get_logger(), LOG_PERIOD)
         self._plan: _Plan | None = None
         self._stale_since: float | None = None
-        self.commands_topic = child_name(self.controller_name, 'commands')
-        self.commands_pub = self.create_publisher(Float64MultiArray, self.commands_topic,
-                                                  COMMANDS_QOS)
+        self.commands_pub = self.create_publisher(
+            Float64MultiArray, child_name(self.controller_name, 'commands'), COMMANDS_QOS)
+        self.commands_topic = self.commands_pub.topic_name   # resolved in the namespace
         self._control_group = MutuallyExclusiveCallbackGroup()
         self.source = RobotDescriptionSource(
             self, urdf, build, on_model=self._prepare,

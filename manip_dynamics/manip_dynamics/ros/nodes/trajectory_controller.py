@@ -106,9 +106,9 @@ class TrajectoryControllerNode(GuardedNode):
         self._trajectory_requests = 0
         #: Duplicate joint states skipped, contact messages ignored as too old.
         self.duplicates = self.old_contacts = 0
-        self.commands_topic = child_name(self.p.controller_name, 'commands')
-        self.commands_pub = self.create_publisher(Float64MultiArray, self.commands_topic,
-                                                  COMMANDS_QOS)
+        self.commands_pub = self.create_publisher(
+            Float64MultiArray, child_name(self.p.controller_name, 'commands'), COMMANDS_QOS)
+        self.commands_topic = self.commands_pub.topic_name   # resolved in the namespace
         # q_d - q per joint state (position field), stamped with the joint state's stamp
         self.error_pub = self.create_publisher(JointState, '~/tracking_error', 10)
         self._error_listened = ListenerCheck(self.error_pub)
@@ -125,9 +125,9 @@ class TrajectoryControllerNode(GuardedNode):
         self.create_timer(self._period, self.watchdog_callback, callback_group=group)
         self.contact_topic = ''
         if self.p.observer_namespace.strip('/'):
-            self.contact_topic = child_name(self.p.observer_namespace, 'contact')
-            self.create_subscription(Contact, self.contact_topic, self.contact_callback,
-                                     CONTACT_QOS, callback_group=group)
+            self.contact_topic = self.create_subscription(
+                Contact, child_name(self.p.observer_namespace, 'contact'),
+                self.contact_callback, CONTACT_QOS, callback_group=group).topic_name
         action = follow_joint_trajectory()
         self._goals = None if action is None else TrajectoryGoals(
             self, action, check=self._check_goal, start=self.start_trajectory,
