@@ -31,7 +31,7 @@ import time
 import numpy as np
 import pytest
 from ros_test_support import (call_service, read_log, require_interfaces, require_rclpy,
-                              spun_node, STARTUP_TIMEOUT, wait_until)
+                              spun_node, STARTUP_TIMEOUT, urdf_text, wait_until)
 
 rclpy = require_rclpy()
 require_interfaces()
@@ -39,7 +39,6 @@ require_interfaces()
 from sensor_msgs.msg import JointState  # noqa: E402
 
 from manip_dynamics import RobotModel  # noqa: E402
-from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.demo.scenario import config_parameters  # noqa: E402
 from manip_dynamics.ros.runtime.conversions import stamp_seconds  # noqa: E402
 from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
@@ -92,11 +91,8 @@ class ArmWatch:
             return any(c for t, c, _ in self.contacts if t >= since)
 
 
-def start_arm(namespace: str, robot: str, log_dir) -> dict:
-    """Start one arm's five processes in ``namespace``; return them by name."""
-    with open(urdf_path(robot), encoding='utf-8') as stream:
-        xml = stream.read()
-    joints = list(RobotModel.from_urdf_string(xml).joint_names)
+def start_arm(namespace: str, xml: str, joints: list, log_dir) -> dict:
+    """Start one arm's processes in ``namespace``; return them by name."""
     ns = ('__ns:=/%s' % namespace,)
     common = {'robot_description': xml}
     procs = {}
@@ -125,10 +121,14 @@ def test_two_namespaced_arms_are_held_and_pushed_apart(tmp_path):
     with spun_node('two_arms_probe') as probe:
         watches = {ns: ArmWatch(probe, ns) for ns, _, _ in ARMS}
         try:
+            joints = {}
             for namespace, robot, _ in ARMS:
-                for name, proc in start_arm(namespace, robot, tmp_path).items():
+                xml = urdf_text(robot)
+                joints[namespace] = list(RobotModel.from_urdf_string(xml).joint_names)
+                for name, proc in start_arm(namespace, xml, joints[namespace],
+                                            tmp_path).items():
                     procs[namespace + '/' + name] = proc
-            for namespace, robot, _ in ARMS:
+            for namespace, _, _ in ARMS:
                 simulator = procs[namespace + '/simulator']
                 wait_until(lambda: 'brakes released' in read_log(simulator),
                            STARTUP_TIMEOUT, '%s: the compensation never held the arm: %s' % (
@@ -136,9 +136,8 @@ def test_two_namespaced_arms_are_held_and_pushed_apart(tmp_path):
                 watch = watches[namespace]
                 wait_until(lambda: watch.states and watch.contacts, 30.0,
                            '%s: no joint states or no observer output' % namespace)
-                model = RobotModel.from_urdf_string(open(urdf_path(robot)).read())
                 # each namespace carries its own arm: the other's joints never appear
-                assert sorted(watch.names) == sorted(model.joint_names), watch.names
+                assert sorted(watch.names) == sorted(joints[namespace]), watch.names
             time.sleep(1.0)   # the brake release settles
             start = time.monotonic()
             time.sleep(HOLD)

@@ -24,8 +24,11 @@ ones they always were (``/joint_states``). A name given with a leading ``/`` sta
 ``/clock`` is the one absolute name (ROS time is one per graph).
 """
 
-#: The joint states of the arm (sensor_msgs/JointState), as joint_state_broadcaster names them.
-JOINT_STATES = 'joint_states'
+from manip_dynamics.ros.parameters.shared import JOINT_STATES_TOPIC
+
+#: The joint states of the arm (sensor_msgs/JointState), as joint_state_broadcaster names them:
+#: the default of every node's ``joint_states_topic``.
+JOINT_STATES: str = JOINT_STATES_TOPIC.default
 
 #: The URDF (std_msgs/String, transient local), as robot_state_publisher names it.
 ROBOT_DESCRIPTION = 'robot_description'

@@ -41,9 +41,6 @@ from manip_dynamics.ros.runtime.names import ROBOT_DESCRIPTION
 from manip_dynamics.ros.runtime.parameter_spec import NodeParameters
 from manip_dynamics.ros.runtime.startup import StartupError
 
-#: Topic robot_state_publisher publishes the URDF on.
-ROBOT_DESCRIPTION_TOPIC = ROBOT_DESCRIPTION
-
 #: How often the executor looks for a model built on the worker thread [s].
 RESULT_POLL_PERIOD = 0.05
 
@@ -122,7 +119,7 @@ class RobotDescriptionSource:
                 RESULT_POLL_PERIOD, self._finish_build, callback_group=callback_group,
                 clock=RosClock(clock_type=ClockType.STEADY_TIME))
             self.subscription = node.create_subscription(
-                String, ROBOT_DESCRIPTION_TOPIC, self.description_callback,
+                String, ROBOT_DESCRIPTION, self.description_callback,
                 ROBOT_DESCRIPTION_QOS, callback_group=callback_group)
             node.get_logger().info('robot_description parameter is empty: waiting for %s'
                                    % self.subscription.topic_name)
@@ -155,7 +152,7 @@ class RobotDescriptionSource:
         kept = ('keeping the previous model %r' % self._model.name
                 if self._model is not None else 'still no robot model')
         self._node.get_logger().error('rejected the robot description from %s (%s): %s' % (
-            ROBOT_DESCRIPTION_TOPIC, kept, error))
+            self.subscription.topic_name, kept, error))
 
     def description_callback(self, msg: String) -> None:
         """Check a /robot_description message cheaply, then build it off the control loop."""
@@ -173,7 +170,7 @@ class RobotDescriptionSource:
             self._building = True
         self._node.get_logger().info('building the robot model from %s (%d links) while the '
                                      '%s keeps working' % (
-                                         ROBOT_DESCRIPTION_TOPIC, links,
+                                         self.subscription.topic_name, links,
                                          'previous model' if self._model is not None
                                          else 'node'))
         self._start_worker(msg.data)
@@ -205,7 +202,7 @@ class RobotDescriptionSource:
         else:
             logger = self._node.get_logger()
             logger.info('robot model %r from %s: %d joints %s' % (
-                model.name, ROBOT_DESCRIPTION_TOPIC, model.dof, list(model.joint_names)))
+                model.name, self.subscription.topic_name, model.dof, list(model.joint_names)))
             for warning in model.warnings:
                 logger.warning('URDF: %s' % warning)
         with self._lock:
