@@ -87,10 +87,7 @@ def _nodes(context: LaunchContext) -> list:
     if missing:
         # raised before any process starts: launch prints the line and exits 1
         raise LaunchArgumentError(missing_message(missing))
-    try:
-        namespace = launch_namespace(arg('namespace'))
-    except ValueError as exc:
-        raise LaunchArgumentError(str(exc)) from None
+    namespace = launch_namespace(arg('namespace'))
     urdf = arg('urdf')
     description = robot_description(urdf, '' if urdf.strip() else arg('robot'))
     sim_time = flag('use_sim_time')

@@ -24,6 +24,8 @@ import re
 import tempfile
 from typing import Any
 
+from manip_dynamics.ros.launch_support.launch_helpers import LaunchArgumentError
+
 PACKAGE = 'manip_dynamics'
 #: The RViz display configuration the launch files start rviz2 with (its fixed frame is
 #: replaced by the launched arm's root link, see :func:`rviz_config`).
@@ -120,13 +122,15 @@ def launch_namespace(value: str) -> str:
 
     :param value: E.g. ``'arm1'`` or ``'/arm1/'``.
     :return: E.g. ``'arm1'``.
-    :raises ValueError: A name ROS would refuse (characters other than letters, digits,
-        ``_`` and ``/``, a token that starts with a digit, ``//``).
+    :raises LaunchArgumentError: A name ROS would refuse (characters other than letters,
+        digits, ``_`` and ``/``, a token that starts with a digit, ``//``): launch prints the
+        message and starts nothing.
     """
     name = value.strip().strip('/')
     if name and not re.fullmatch(r'[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*', name):
-        raise ValueError('namespace %r is not a ROS namespace (letters, digits and _, '
-                         'tokens separated by /, none starting with a digit)' % value)
+        raise LaunchArgumentError(
+            'namespace %r is not a ROS namespace (letters, digits and _, tokens separated by '
+            '/, none starting with a digit)' % value)
     return name
 
 
