@@ -40,8 +40,11 @@ JTC_PREEMPTED = 'preempted by new incoming action'
 
 #: After a stop the arm is at rest when no joint has moved more than SETTLED_SPEED x
 #: SETTLED_TIME from one pose for SETTLED_TIME [s] (SETTLED_SPEED in rad/s or m/s).
-SETTLED_SPEED = 0.01
-SETTLED_TIME = 0.05
+#: 0.01 rad/s over 50 ms (round 19) held an arm still creeping at up to 10 mrad/s: it came
+#: to rest past the new hold pose and the PD pulled it back against friction, 1.03 mrad in
+#: the 3 s after rest once in 20 rounds by hand. 2 mrad/s over 0.1 s: docs/ROS2_CONTROL.md.
+SETTLED_SPEED = 0.002
+SETTLED_TIME = 0.1
 
 
 #: :func:`ending_line`'s form: status, stamp [s], and the result's text after a colon.
