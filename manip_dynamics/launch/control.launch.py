@@ -29,8 +29,8 @@ ros2_control_demos and the MuJoCo and Gazebo ros2_control packages run their arm
   ``<ros2_control>`` block (argument ``hardware``: ``topic_based``, the default:
   joint_state_topic_hardware_interface's JointStateTopicSystem, or where only it is
   installed its predecessor topic_based_ros2_control's TopicBasedSystem, which sends the
-  effort commands to the simulator on /sim/joint_commands and reads its state from
-  /sim/joint_states; ``mock``:
+  effort commands to the simulator on sim/joint_commands and reads its state from
+  sim/joint_states; ``mock``:
   mock_components/GenericSystem, a dry run of the controllers without physics and without
   the simulator; ``description``: the block as written, e.g. your arm's driver) with the
   controllers of ``controllers`` (default: written from the description, see
@@ -54,6 +54,13 @@ ros2_control_demos and the MuJoCo and Gazebo ros2_control packages run their arm
   (``effort_source: commands``) and flags contacts;
 * rviz2 (argument ``rviz``) and viewer_node (argument ``viewer``) as in sim.launch.py.
 
+With ``namespace:=arm1`` every node, controller_manager and its controllers included, runs
+under ``/arm1`` (``/arm1/joint_states``, ``/arm1/controller_manager``,
+``/arm1/feedforward_filter/follow_joint_trajectory``, ...): two arms in one graph, each
+launched with its own namespace. The hardware's topics to the simulator are written into the
+description absolute in that namespace (``/arm1/sim/joint_states``), the controllers'
+parameters keyed by their full names.
+
 Every node runs on the wall clock. The C++ parts (controller_manager, the controllers, the
 hardware plugin, robot_state_publisher and rviz2 when switched on) are checked before
 anything starts: a missing one stops the launch with one line naming its apt package. If
@@ -72,17 +79,19 @@ from manip_dynamics.ros.launch_support.launch_helpers import (
     missing_executables, missing_message, NODE_PRIORITY, priority_above, robot_description,
     SIMULATOR_ABOVE_NODES, state_publisher_wanted)
 from manip_dynamics.ros.launch_support.launch_nodes import (
-    config_file, description_node, observer_node, remove_on_shutdown, rviz_node,
-    stop_launch, trajectory_nodes, viewer_node)
+    config_file, description_node, in_namespace, launch_namespace, observer_node,
+    remove_on_shutdown, rviz_node, stop_launch, trajectory_nodes, viewer_node)
 from manip_dynamics.ros.launch_support.ros2_control_setup import (
     check_hardware, command_joint_names, controllers_parameters, EFFORT_CONTROLLER,
     EFFORT_CONTROLLER_PACKAGE,
     HARDWARE_PACKAGES, SIM_JOINT_COMMANDS, SIM_JOINT_STATES, topic_based_hardware,
     TRAJECTORY_CONTROLLER, with_hardware, write_parameters_file)
 from manip_dynamics.ros.parameters.simulator_node import LOOP_TIMEOUT
+from manip_dynamics.ros.runtime.names import child_name
 
 PACKAGE = 'manip_dynamics'
-CONTROLLER_MANAGER = '/controller_manager'
+#: Relative: the spawners resolve it in their namespace, the launch's.
+CONTROLLER_MANAGER = 'controller_manager'
 #: Seconds a spawner waits for the controller_manager's services (a loaded 2-core machine
 #: took up to 10 s from the launch to the services).
 SPAWNER_TIMEOUT = '60'
@@ -134,6 +143,7 @@ def _nodes(context: LaunchContext) -> list:
 
     def flag(name: str) -> bool:
         return is_true(arg(name), name)
+    namespace = launch_namespace(arg('namespace'))
     hardware = arg('hardware').strip()
     try:
         check_hardware(hardware)  # before the installed packages are looked at
@@ -173,10 +183,12 @@ def _nodes(context: LaunchContext) -> list:
     warnings: list[str] = []
     try:
         description = with_hardware(
-            robot_description(urdf, '' if urdf.strip() else arg('robot')), hardware, plugin)
+            robot_description(urdf, '' if urdf.strip() else arg('robot')), hardware, plugin,
+            namespace)
         controllers = given_controllers or write_parameters_file(
             controllers_parameters(description, update_rate,
-                                   _delay_budget(arg('gains_delay_budget')), warnings))
+                                   _delay_budget(arg('gains_delay_budget')), warnings,
+                                   namespace))
     except LaunchArgumentError:
         raise
     except ValueError as exc:
@@ -230,10 +242,10 @@ def _nodes(context: LaunchContext) -> list:
                 'joint_commands_topic': SIM_JOINT_COMMANDS, 'controller_commands': False,
                 'command_joints': joints,
                 **priority_above(priority, SIMULATOR_ABOVE_NODES)}],
-            # only joint_state_broadcaster publishes /joint_states
-            remappings=[('/joint_states', SIM_JOINT_STATES)],
+            # only joint_state_broadcaster publishes joint_states (relative: in the namespace)
+            remappings=[('joint_states', SIM_JOINT_STATES)],
             on_exit=_stop('simulator_node')))
-    commands = '/%s/commands' % EFFORT_CONTROLLER
+    commands = child_name(EFFORT_CONTROLLER, 'commands')
     if gravity_compensation:
         nodes.append(Node(
             package=PACKAGE, executable='gravity_compensation_node',
@@ -252,10 +264,10 @@ def _nodes(context: LaunchContext) -> list:
     elif gravity_compensation and flag('observer'):
         nodes.append(observer_node(loop, observer))
     if rviz:
-        nodes += rviz_node(False, _stop('rviz2'), description)
+        nodes += rviz_node(False, _stop('rviz2'), description, namespace)
     if flag('viewer'):
         nodes.append(viewer_node(int(arg('viewer_port')), follow))
-    return nodes
+    return in_namespace(namespace, nodes)
 
 
 def generate_launch_description() -> LaunchDescription:
@@ -337,5 +349,9 @@ def generate_launch_description() -> LaunchDescription:
                                               MANAGER_ABOVE_NODES)),
         DeclareLaunchArgument('simulator_config', default_value=config_file('simulator.yaml'),
                               description='Parameter file of simulator_node'),
+        DeclareLaunchArgument('namespace', default_value='',
+                              description='ROS namespace of every node, controller_manager '
+                                          'and its controllers included (two arms in one '
+                                          'graph, each in its own); empty: the root one'),
         OpaqueFunction(function=_nodes),
     ])

@@ -247,3 +247,17 @@ def test_every_config_file_the_launch_files_name_is_in_the_package() -> None:
     missing = [name for name in sorted(named)
                if not os.path.isfile(os.path.join(root, 'config', name))]
     assert not missing, missing
+
+
+def test_every_launch_file_takes_a_checked_namespace() -> None:
+    """Each launch file declares ``namespace`` and checks it (issue 46: one arm per namespace)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    folder = os.path.join(root, 'launch')
+    names = sorted(name for name in os.listdir(folder) if name.endswith('.launch.py'))
+    assert 'control.launch.py' in names and len(names) >= 4, names
+    for name in names:
+        with open(os.path.join(folder, name), encoding='utf-8') as stream:
+            text = stream.read()
+        assert "DeclareLaunchArgument('namespace'" in text, name
+        assert "launch_namespace(arg('namespace'))" in text, name
+        assert 'return in_namespace(' in text, name

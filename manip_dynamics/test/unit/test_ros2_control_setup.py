@@ -90,9 +90,22 @@ def test_the_hardware_is_the_simulator_behind_the_topic_based_interface(arm):
     # rosdistro's package for Jazzy and newer (topic_based_ros2_control was removed there)
     assert hardware.findtext('plugin').strip() == \
         'joint_state_topic_hardware_interface/JointStateTopicSystem'
-    assert _params(hardware) == {'joint_commands_topic': rc.SIM_JOINT_COMMANDS,
-                                 'joint_states_topic': rc.SIM_JOINT_STATES,
+    assert _params(hardware) == {'joint_commands_topic': '/sim/joint_commands',
+                                 'joint_states_topic': '/sim/joint_states',
                                  'trigger_joint_command_threshold': '-1'}
+
+
+@pytest.mark.parametrize('arm', ARMS)
+def test_a_namespaced_launch_moves_the_hardware_topics_and_the_parameter_keys(arm):
+    """namespace:=arm1: the plugin's topics and every node's parameters under /arm1."""
+    xml = rc.with_hardware(_text(arm), 'topic_based', namespace='/arm1/')
+    assert _params(_hardware(xml)) == {'joint_commands_topic': '/arm1/sim/joint_commands',
+                                       'joint_states_topic': '/arm1/sim/joint_states',
+                                       'trigger_joint_command_threshold': '-1'}
+    root = rc.controllers_parameters(rc.with_hardware(_text(arm), 'topic_based'), 500)
+    spaced = rc.controllers_parameters(xml, 500, namespace='arm1')
+    assert list(spaced) == ['/arm1/' + name for name in root]
+    assert list(spaced.values()) == list(root.values())
 
 
 @pytest.mark.parametrize('installed, expected', [

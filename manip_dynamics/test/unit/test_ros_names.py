@@ -20,7 +20,8 @@ import pytest
 from manip_dynamics.ros.parameters import shared
 from manip_dynamics.ros.parameters.external_torque_observer import PARAMETERS as OBSERVER
 from manip_dynamics.ros.parameters.simulator_node import PARAMETERS as SIMULATOR
-from manip_dynamics.ros.runtime.names import child_name, JOINT_STATES, ROBOT_DESCRIPTION
+from manip_dynamics.ros.runtime.names import (
+    child_name, JOINT_STATES, namespaced_name, ROBOT_DESCRIPTION)
 
 
 def test_child_names_keep_their_base_relative_or_absolute():
@@ -30,6 +31,15 @@ def test_child_names_keep_their_base_relative_or_absolute():
     for empty in ('', '/', '//'):
         with pytest.raises(ValueError, match='empty name'):
             child_name(empty, 'commands')
+
+
+def test_a_relative_name_made_absolute_in_a_namespace():
+    assert namespaced_name('arm1', 'sim/joint_states') == '/arm1/sim/joint_states'
+    assert namespaced_name('/arm1/', '/sim/joint_states/') == '/arm1/sim/joint_states'
+    assert namespaced_name('a/b', 'joint_states') == '/a/b/joint_states'
+    assert namespaced_name('', 'sim/joint_states') == '/sim/joint_states'
+    with pytest.raises(ValueError, match='empty name'):
+        namespaced_name('arm1', '/')
 
 
 def test_no_shared_name_is_absolute():

@@ -50,15 +50,17 @@ import yaml
 
 from manip_dynamics.model.urdf_loader import MOVING_JOINT_TYPES, read_robot_element
 from manip_dynamics.robot_model import RobotModel
+from manip_dynamics.ros.runtime.names import namespaced_name
 
 FloatArray = NDArray[np.float64]
 
 #: Where simulator_node publishes its joint state when a controller_manager stands in front
-#: of it: only the joint_state_broadcaster publishes /joint_states then.
-SIM_JOINT_STATES = '/sim/joint_states'
+#: of it: only the joint_state_broadcaster publishes joint_states then. Relative, in the
+#: launch's namespace; the hardware's parameters name it absolute (:func:`with_hardware`).
+SIM_JOINT_STATES = 'sim/joint_states'
 #: Where TopicBasedSystem publishes the effort commands for simulator_node
-#: (sensor_msgs/JointState, effort field, keyed by name).
-SIM_JOINT_COMMANDS = '/sim/joint_commands'
+#: (sensor_msgs/JointState, effort field, keyed by name); relative as SIM_JOINT_STATES.
+SIM_JOINT_COMMANDS = 'sim/joint_commands'
 #: The topic-based hardware, (package, plugin), in order of preference. rosdistro removed
 #: topic_based_ros2_control from Jazzy, Kilted and Rolling on 2025-10-09 (its successor,
 #: joint_state_topic_hardware_interface, still loads the old plugin name as a deprecated
@@ -275,18 +277,22 @@ def topic_based_hardware(installed: Callable[[str], bool]) -> tuple[str, str]:
     return TOPIC_BASED_HARDWARE[0]
 
 
-def _hardware_xml(hardware: str, indent: str, plugin: str | None = None) -> str:
+def _hardware_xml(hardware: str, indent: str, plugin: str | None = None,
+                  namespace: str = '') -> str:
     """
     Return the ``<hardware>`` element for a ``hardware`` choice other than description.
 
     ``plugin``: the plugin to name; None = the choice's default (:data:`HARDWARE_PLUGINS`).
+    ``namespace``: the launch's; the topic-based hardware's topics are written absolute in it
+    (the plugin's node is in the root namespace on some ros2_control versions).
     """
     plugin = plugin or HARDWARE_PLUGINS[hardware]
     lines = ['%s<hardware>' % indent, '%s  <plugin>%s</plugin>' % (indent, plugin)]
     if hardware == 'topic_based':
         lines += ['%s  <param name="joint_commands_topic">%s</param>'
-                  % (indent, SIM_JOINT_COMMANDS),
-                  '%s  <param name="joint_states_topic">%s</param>' % (indent, SIM_JOINT_STATES),
+                  % (indent, namespaced_name(namespace, SIM_JOINT_COMMANDS)),
+                  '%s  <param name="joint_states_topic">%s</param>'
+                  % (indent, namespaced_name(namespace, SIM_JOINT_STATES)),
                   # publish every cycle: TopicBasedSystem compares position commands with
                   # position states to skip "unchanged" commands, which with effort commands
                   # at a still pose would never publish (and the simulator's brakes never
@@ -312,7 +318,8 @@ def check_hardware(hardware: str) -> None:
                                                                ', '.join(HARDWARE_PLUGINS)))
 
 
-def with_hardware(urdf_xml: str, hardware: str, plugin: str | None = None) -> str:
+def with_hardware(urdf_xml: str, hardware: str, plugin: str | None = None,
+                  namespace: str = '') -> str:
     """
     Return the description with the hardware plugin the ``hardware`` launch argument asks for.
 
@@ -325,6 +332,8 @@ def with_hardware(urdf_xml: str, hardware: str, plugin: str | None = None) -> st
         :data:`HARDWARE_PLUGINS`).
     :param plugin: The plugin to name instead of the choice's default (``topic_based``: the
         one :func:`topic_based_hardware` found installed).
+    :param namespace: The launch's namespace (``''``: the root one): ``topic_based`` names
+        :data:`SIM_JOINT_STATES` and :data:`SIM_JOINT_COMMANDS` absolute in it.
     :return: The URDF text for robot_state_publisher and the controller_manager.
     :raises ValueError: An unknown ``hardware``, not a URDF, a block without ``<hardware>``,
         no actuated joint, or ``description`` for a description without a block.
@@ -338,7 +347,8 @@ def with_hardware(urdf_xml: str, hardware: str, plugin: str | None = None) -> st
                              'description naming the hardware plugin; this one has none')
         block = ros2_control_block(urdf_xml)
         end = urdf_xml.rfind('</robot')
-        return with_hardware(urdf_xml[:end] + block + urdf_xml[end:], hardware, plugin)
+        return with_hardware(urdf_xml[:end] + block + urdf_xml[end:], hardware, plugin,
+                             namespace)
     for block in systems:
         if block.find('hardware') is None:
             raise ValueError('the <ros2_control name="%s"> block has no <hardware> element'
@@ -352,7 +362,7 @@ def with_hardware(urdf_xml: str, hardware: str, plugin: str | None = None) -> st
         if kind and kind.group(1).strip().lower() != 'system':
             return text
         return _HARDWARE.sub(
-            lambda m: _hardware_xml(hardware, m.group(1), plugin), text, count=1)
+            lambda m: _hardware_xml(hardware, m.group(1), plugin, namespace), text, count=1)
     return _BLOCK.sub(replace_hardware, urdf_xml)
 
 
@@ -383,7 +393,8 @@ def default_initial_positions(model: RobotModel, urdf_xml: str) -> FloatArray:
 
 def controllers_parameters(urdf_xml: str, update_rate: float,
                            delay_budget: float | None = None,
-                           warnings: list[str] | None = None) -> dict[str, Any]:
+                           warnings: list[str] | None = None,
+                           namespace: str = '') -> dict[str, Any]:
     """
     Return the controller_manager parameter file for a description's ros2_control joints.
 
@@ -413,6 +424,9 @@ def controllers_parameters(urdf_xml: str, update_rate: float,
     :param warnings: A list that gets one line when the gains cannot hold every pose of the
         joint range against gravity at this rate (:attr:`JointGains.hold_stiffness` < 0:
         gravity outweighs the stiffness somewhere; the remedy is a higher update rate).
+    :param namespace: The launch's namespace: ``''`` keys the nodes by name (the root
+        namespace), else by full name (``/arm1/controller_manager``; the controllers run in
+        controller_manager's namespace and read its parameter file).
     :return: ``{node name: {'ros__parameters': {...}}}`` as a ROS 2 parameter file has it.
     :raises ValueError: No joint with an effort command interface, a bad update rate, or a
         description the dynamics model does not load.
@@ -450,8 +464,10 @@ def controllers_parameters(urdf_xml: str, update_rate: float,
             constraints[name] = {'trajectory': round(float(tolerances.trajectory[i]), 6),
                                  'goal': round(float(tolerances.goal[i]), 6)}
         gains[name] = {'p': round(p, 6), 'd': round(d, 6), 'i': 0.0, 'i_clamp': 0.0}
+    def key(node: str) -> str:
+        return namespaced_name(namespace, node) if namespace.strip('/') else node
     return {
-        'controller_manager': {'ros__parameters': {
+        key('controller_manager'): {'ros__parameters': {
             'update_rate': int(update_rate),
             'joint_state_broadcaster': {
                 'type': 'joint_state_broadcaster/JointStateBroadcaster'},
@@ -461,9 +477,9 @@ def controllers_parameters(urdf_xml: str, update_rate: float,
         }},
         # copies: a shared list would be written as a YAML alias, which ROS's parameter
         # parser does not read
-        EFFORT_CONTROLLER: {'ros__parameters': {'joints': list(joints),
+        key(EFFORT_CONTROLLER): {'ros__parameters': {'joints': list(joints),
                                                 'interface_name': 'effort'}},
-        TRAJECTORY_CONTROLLER: {'ros__parameters': {
+        key(TRAJECTORY_CONTROLLER): {'ros__parameters': {
             'joints': list(joints),
             'command_interfaces': ['effort'],
             'state_interfaces': ['position', 'velocity'],

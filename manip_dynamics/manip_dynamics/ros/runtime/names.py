@@ -48,3 +48,22 @@ def child_name(base: str, leaf: str) -> str:
     if not stripped:
         raise ValueError('an empty name cannot hold %r' % leaf)
     return ('/' if base.startswith('/') else '') + stripped + '/' + leaf
+
+
+def namespaced_name(namespace: str, name: str) -> str:
+    """
+    Return the absolute name a relative ``name`` has in ``namespace``.
+
+    For a name a node outside that namespace must reach, e.g. the topics a hardware plugin
+    inside controller_manager publishes (its parameters are not resolved in the launch's
+    namespace by every ros2_control version).
+
+    :param namespace: E.g. ``'arm1'`` or ``'/arm1/'``; ``''`` is the root namespace.
+    :param name: E.g. ``'sim/joint_states'`` (leading and trailing slashes are dropped).
+    :return: E.g. ``'/arm1/sim/joint_states'`` (``'/sim/joint_states'`` in the root one).
+    :raises ValueError: ``name`` is empty or only slashes.
+    """
+    leaf = name.strip('/')
+    if not leaf:
+        raise ValueError('an empty name has no place in namespace %r' % namespace)
+    return '/' + '/'.join(part for part in (namespace.strip('/'), leaf) if part)
