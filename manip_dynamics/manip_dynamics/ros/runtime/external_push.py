@@ -31,7 +31,10 @@ The wrench enters the simulated dynamics through
 :meth:`manip_dynamics.simulation.Simulator.set_external_wrenches`, i.e. the library's
 ``external_wrenches``; /joint_states' effort stays the motor torque, as on a real arm.
 Start and end are counted in simulation steps, so a push lasts exactly
-``round(duration * rate)`` steps. ``~/reset`` ends the timed pushes; a new model ends all.
+``round(duration * rate)`` steps, from the first step the simulator runs after the call (the
+service reads the step count while the simulation thread may be in a chunk of steps, up to
+a quarter of a second of simulated time when it catches up; a push dated from that count lost
+what the chunk had run: 0.2 of 0.3 s once by hand). ``~/reset`` ends the timed pushes; a new model ends all.
 
 A push is accepted only when its joint torques ``J^T w`` at the current pose stay within
 the URDF effort limits (:func:`manip_dynamics.simulation.push_beyond_effort_limits`): a push
@@ -63,13 +66,19 @@ StateGetter = Callable[[], tuple[RobotModel | None, Simulator | None, int]]
 
 
 class Push(NamedTuple):
-    """One wrench on one link; ``end`` is None for a continuous one."""
+    """
+    One wrench on one link; ``end`` is None for a continuous one.
+
+    ``taken``: a timed push not yet put on the simulator; it starts at the first step the
+    simulator runs after it was taken (see :meth:`ExternalPushes.before_steps`).
+    """
 
     link: str
     wrench: FloatArray
     frame: str
     start: int
     end: int | None
+    taken: bool = False
 
 
 #: Largest push accepted: |force| [N], |torque| [N m], duration [s], queued timed pushes.
@@ -187,7 +196,7 @@ class ExternalPushes:
             response.message = str(error)
             self._node.get_logger().warning('apply_wrench: %s' % error)
             return response
-        push = Push(request.link, wrench, frame, steps, steps + count)
+        push = Push(request.link, wrench, frame, steps, steps + count, taken=True)
         self._timed.append(push)
         response.success = True
         # on the clock of the /joint_states stamps, so a caller can tell which samples it hit
@@ -236,6 +245,10 @@ class ExternalPushes:
         """
         model = sim.model
         self._sync(model, steps)
+        # a push taken while a chunk ran starts now and lasts its whole duration
+        self._timed = [p._replace(start=max(p.start, steps), end=max(p.start, steps)
+                                  + p.end - p.start, taken=False) if p.taken else p
+                       for p in self._timed]
         self._timed = [p for p in self._timed if p.end > steps]
         if not self._timed and not self._continuous:
             if self._applied:
