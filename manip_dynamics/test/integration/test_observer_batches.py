@@ -140,3 +140,48 @@ def test_a_burst_is_integrated_sample_by_sample_and_answered_once():
     assert abs(newest_only[1] - every[1]) > 1.5
     np.testing.assert_allclose(answered, every, atol=1e-9)
     assert len(burst_outputs) < BURST / 2, len(burst_outputs)
+
+
+@pytest.mark.parametrize('stall_gap, warned', [(None, True), (0.0, False)])
+def test_a_coast_after_a_gap_is_said(stall_gap, warned):
+    """After a joint_states gap over stall_gap the observer estimates nothing: it says so."""
+    with open(urdf_path('cobot7')) as f:
+        urdf = f.read()
+    model = RobotModel.from_urdf_string(urdf)
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    overrides = [Parameter('robot_description', value=urdf),
+                 Parameter('joint_states_topic', value='/coast_states')]
+    if stall_gap is not None:
+        overrides.append(Parameter('stall_gap', value=stall_gap))
+    observer = ExternalTorqueObserverNode(context=context, parameter_overrides=overrides)
+    said = []
+    observer._throttle.warning = lambda text, kind='': said.append((kind, text))
+    probe = rclpy.create_node('coast_probe', context=context)
+    pub = probe.create_publisher(JointState, '/coast_states', QoSProfile(
+        depth=100, reliability=ReliabilityPolicy.RELIABLE))
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(observer)
+    executor.add_node(probe)
+    spin = threading.Thread(target=executor.spin, daemon=True)
+    spin.start()
+    try:
+        assert all(lane.start() for lane in observer.callback_lanes)
+        wait_until(lambda: pub.get_subscription_count() > 0, 10.0, 'observer not subscribed')
+        gravity = model.gravity_torques(POSE)
+        # 2 ms apart, then a 60 ms gap (a stalled controller_manager), then 2 ms apart again
+        for t in (100.0, 100.002, 100.062, 100.064, 100.066):
+            pub.publish(state(model, t, gravity))
+        time.sleep(1.0)
+        wait_until(lambda: observer._plan is not None and observer._plan.observer.time
+                   is not None and observer._plan.observer.time >= 100.066 - 1e-9, 10.0,
+                   'the samples were not observed')
+    finally:
+        executor.shutdown()
+        observer.destroy_node()
+        probe.destroy_node()
+        rclpy.try_shutdown(context=context)
+    coasts = [text for kind, text in said if kind == 'coast']
+    assert bool(coasts) == warned, said
+    if warned:
+        assert 'stamp 100.06' in coasts[0], coasts

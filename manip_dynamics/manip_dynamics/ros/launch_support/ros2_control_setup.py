@@ -464,6 +464,7 @@ def controllers_parameters(urdf_xml: str, update_rate: float,
             constraints[name] = {'trajectory': round(float(tolerances.trajectory[i]), 6),
                                  'goal': round(float(tolerances.goal[i]), 6)}
         gains[name] = {'p': round(p, 6), 'd': round(d, 6), 'i': 0.0, 'i_clamp': 0.0}
+
     def key(node: str) -> str:
         return namespaced_name(namespace, node) if namespace.strip('/') else node
     return {
@@ -478,7 +479,7 @@ def controllers_parameters(urdf_xml: str, update_rate: float,
         # copies: a shared list would be written as a YAML alias, which ROS's parameter
         # parser does not read
         key(EFFORT_CONTROLLER): {'ros__parameters': {'joints': list(joints),
-                                                'interface_name': 'effort'}},
+                                                     'interface_name': 'effort'}},
         key(TRAJECTORY_CONTROLLER): {'ros__parameters': {
             'joints': list(joints),
             'command_interfaces': ['effort'],

@@ -29,11 +29,11 @@ fall also logged with its stamp) it publishes:
   (:func:`manip_dynamics.observers.estimate_wrench`), in ``wrench_frame``'s axes.
 
 ``effort_source``: the applied torque from ``joint_states`` (its ``effort``: torque-sensing
-arms, the simulator) or ``commands`` (the latest Float64MultiArray on ``commands_topic`` in
-``command_joints`` order, paired by reception time). A message that cannot be used gives a
-throttled warning and no output, the observer state left as it was; a stamp that goes back
-(a simulator reset) restarts the observer, as do a new payload (``~/set_payload``) and a new
-model. See docs/ROS_API.md and docs/CONTACT_DETECTION.md.
+arms, the simulator) or ``commands`` (the latest Float64MultiArray on ``commands_topic``,
+``command_joints`` order, paired by reception time). A message that cannot be used, and a
+coast after a gap (``stall_gap``: nothing estimated), give a throttled warning; a stamp that
+goes back (a simulator reset), a new payload or model restart the observer. See
+docs/ROS_API.md and docs/CONTACT_DETECTION.md.
 """
 
 import math
@@ -146,16 +146,13 @@ class ExternalTorqueObserverNode(GuardedNode):
         self._reader = JointStateReader()
         self._throttle = KindThrottle(self.get_logger(), WARN_PERIOD)
         self.rejected = 0
-
         self.contact_pub = self.create_publisher(Contact, '~/contact', CONTACT_QOS)
         self.torques_pub = self.create_publisher(JointState, '~/external_torques', 10)
         self.wrench_pub = self.create_publisher(WrenchStamped, '~/external_wrench', 10)
-        # both optional outputs are built only while someone listens
-        self._torques_listened = ListenerCheck(self.torques_pub)
+        self._torques_listened = ListenerCheck(self.torques_pub)   # built only while listened
         self._wrench_listened = ListenerCheck(self.wrench_pub)
         self.source = RobotDescriptionSource(self, urdf, build, on_model=self._prepare)
-        # the per-sample inputs on a thread of their own (run_node starts it); commands are
-        # taken before joint states (pairing by reception time needs the earlier command)
+        # per-sample inputs on their own thread; commands before joint states (by reception)
         self._lane = self.create_lane('samples')
         self._lane.after_batch(guarded(self, self._batch_done))
         self._newest: _Output | None = None
@@ -310,6 +307,9 @@ class ExternalTorqueObserverNode(GuardedNode):
             if plan.gated.saturated:
                 self._throttle.warning('external torque estimate beyond the effort limits: '
                                        'published clipped to them', kind='saturated')
+            if observer.coasting:   # a contact that begins now is seen only after the coast
+                self._throttle.warning('coasting after a joint_states gap over stall_gap: '
+                                       'nothing estimated (stamp %.3f s)' % t, kind='coast')
             state = plan.detector.update(r)
         except InputError as error:
             self._reject('time' if 'sample time' in str(error) else 'observer', str(error))

@@ -31,10 +31,10 @@ The wrench enters the simulated dynamics through
 :meth:`manip_dynamics.simulation.Simulator.set_external_wrenches`, i.e. the library's
 ``external_wrenches``; /joint_states' effort stays the motor torque, as on a real arm.
 Start and end are counted in simulation steps, so a push lasts exactly
-``round(duration * rate)`` steps, from the first step the simulator runs after the call (the
-service reads the step count while the simulation thread may be in a chunk of steps, up to
-a quarter of a second of simulated time when it catches up; a push dated from that count lost
-what the chunk had run: 0.2 of 0.3 s once by hand). ``~/reset`` ends the timed pushes; a new model ends all.
+``round(duration * rate)`` steps, from the first step the simulator runs after the call
+(the service reads the step count while the simulation thread runs on; a push dated from
+that count lost what ran meanwhile: 0.2 of 0.3 s once by hand). ``~/reset`` ends the timed
+pushes; a new model ends all.
 
 A push is accepted only when its joint torques ``J^T w`` at the current pose stay within
 the URDF effort limits (:func:`manip_dynamics.simulation.push_beyond_effort_limits`): a push
