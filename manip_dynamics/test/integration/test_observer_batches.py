@@ -69,6 +69,19 @@ def state(model: RobotModel, t: float, tau: np.ndarray) -> JointState:
     return msg
 
 
+def spun(context, observer, probe, topic: str, depth: int):
+    """Spin the observer and the probe on a thread; return the probe's joint_states publisher."""
+    pub = probe.create_publisher(JointState, topic, QoSProfile(
+        depth=depth, reliability=ReliabilityPolicy.RELIABLE))
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(observer)
+    executor.add_node(probe)
+    threading.Thread(target=executor.spin, daemon=True).start()
+    assert all(lane.start() for lane in observer.callback_lanes)
+    wait_until(lambda: pub.get_subscription_count() > 0, 10.0, 'observer not subscribed')
+    return pub, executor
+
+
 def test_a_burst_is_integrated_sample_by_sample_and_answered_once():
     with open(urdf_path('cobot7')) as f:
         urdf = f.read()
@@ -87,16 +100,8 @@ def test_a_burst_is_integrated_sample_by_sample_and_answered_once():
         JointState, '/external_torque_observer/external_torques',
         lambda msg: outputs.append(msg), QoSProfile(depth=1000,
                                                     reliability=ReliabilityPolicy.RELIABLE))
-    pub = probe.create_publisher(JointState, '/batch_states', QoSProfile(
-        depth=1000, reliability=ReliabilityPolicy.RELIABLE))
-    executor = SingleThreadedExecutor(context=context)
-    executor.add_node(observer)
-    executor.add_node(probe)
-    spin = threading.Thread(target=executor.spin, daemon=True)
-    spin.start()
+    pub, executor = spun(context, observer, probe, '/batch_states', 1000)
     try:
-        assert all(lane.start() for lane in observer.callback_lanes)
-        wait_until(lambda: pub.get_subscription_count() > 0, 10.0, 'observer not subscribed')
         wait_until(lambda: observer.torques_pub.get_subscription_count() > 0, 10.0,
                    'probe not subscribed')
         gravity = model.gravity_torques(POSE)
@@ -158,16 +163,8 @@ def test_a_coast_after_a_gap_is_said(stall_gap, warned):
     said = []
     observer._throttle.warning = lambda text, kind='': said.append((kind, text))
     probe = rclpy.create_node('coast_probe', context=context)
-    pub = probe.create_publisher(JointState, '/coast_states', QoSProfile(
-        depth=100, reliability=ReliabilityPolicy.RELIABLE))
-    executor = SingleThreadedExecutor(context=context)
-    executor.add_node(observer)
-    executor.add_node(probe)
-    spin = threading.Thread(target=executor.spin, daemon=True)
-    spin.start()
+    pub, executor = spun(context, observer, probe, '/coast_states', 100)
     try:
-        assert all(lane.start() for lane in observer.callback_lanes)
-        wait_until(lambda: pub.get_subscription_count() > 0, 10.0, 'observer not subscribed')
         gravity = model.gravity_torques(POSE)
         # 2 ms apart, then a 60 ms gap (a stalled controller_manager), then 2 ms apart again
         for t in (100.0, 100.002, 100.062, 100.064, 100.066):
