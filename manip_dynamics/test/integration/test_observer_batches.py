@@ -70,16 +70,20 @@ def state(model: RobotModel, t: float, tau: np.ndarray) -> JointState:
 
 
 def spun(context, observer, probe, topic: str, depth: int):
-    """Spin the observer and the probe on a thread; return the probe's joint_states publisher."""
+    """Spin the observer and the probe on a thread; return the probe's publisher, the executor."""
     pub = probe.create_publisher(JointState, topic, QoSProfile(
         depth=depth, reliability=ReliabilityPolicy.RELIABLE))
     executor = SingleThreadedExecutor(context=context)
     executor.add_node(observer)
     executor.add_node(probe)
     threading.Thread(target=executor.spin, daemon=True).start()
+    return pub, executor
+
+
+def listening(observer, pub) -> None:
+    """Start the observer's lanes and wait until it subscribes to ``pub`` (in the try block)."""
     assert all(lane.start() for lane in observer.callback_lanes)
     wait_until(lambda: pub.get_subscription_count() > 0, 10.0, 'observer not subscribed')
-    return pub, executor
 
 
 def test_a_burst_is_integrated_sample_by_sample_and_answered_once():
@@ -102,6 +106,7 @@ def test_a_burst_is_integrated_sample_by_sample_and_answered_once():
                                                     reliability=ReliabilityPolicy.RELIABLE))
     pub, executor = spun(context, observer, probe, '/batch_states', 1000)
     try:
+        listening(observer, pub)
         wait_until(lambda: observer.torques_pub.get_subscription_count() > 0, 10.0,
                    'probe not subscribed')
         gravity = model.gravity_torques(POSE)
@@ -165,6 +170,7 @@ def test_a_coast_after_a_gap_is_said(stall_gap, warned):
     probe = rclpy.create_node('coast_probe', context=context)
     pub, executor = spun(context, observer, probe, '/coast_states', 100)
     try:
+        listening(observer, pub)
         gravity = model.gravity_torques(POSE)
         # 2 ms apart, then a 60 ms gap (a stalled controller_manager), then 2 ms apart again
         for t in (100.0, 100.002, 100.062, 100.064, 100.066):

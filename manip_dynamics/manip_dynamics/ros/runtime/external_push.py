@@ -245,10 +245,10 @@ class ExternalPushes:
         """
         model = sim.model
         self._sync(model, steps)
-        # a push taken while a chunk ran starts now and lasts its whole duration
-        self._timed = [p._replace(start=max(p.start, steps), end=max(p.start, steps)
-                                  + p.end - p.start, taken=False) if p.taken else p
-                       for p in self._timed]
+        # a push taken while a chunk ran starts now and lasts its whole duration (steps is at
+        # least its start: a reset since it was taken cleared it in _sync)
+        self._timed = [p._replace(start=steps, end=steps + p.end - p.start, taken=False)
+                       if p.taken else p for p in self._timed]
         self._timed = [p for p in self._timed if p.end > steps]
         if not self._timed and not self._continuous:
             if self._applied:
