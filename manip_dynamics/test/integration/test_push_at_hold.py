@@ -107,19 +107,23 @@ def test_the_largest_push_at_hold_never_stops_a_node_nor_drops_the_arm():
     with spun_node('push_at_hold_probe') as probe:
         watch = Watch(probe)
         try:
+            # every other node is up before the simulator starts the lockstepped loop: a
+            # node still starting on a loaded 2-core machine (imports, kernels) starved the
+            # running loop's controllers past command_timeout once in CI (a protective stop
+            # at t = 1.1 s, before any push)
+            for name, module, params, ready in (
+                    ('external_torque_observer', 'external_torque_observer', common,
+                     'observer for'),
+                    ('trajectory_controller', 'trajectory_controller',
+                     {**common, 'timeout': TIMEOUT}, 'controlling joints'),
+                    ('gravity_compensation', 'gravity_compensation_node',
+                     {**common, 'ramp_time': 0.0, 'timeout': TIMEOUT,
+                      'controller_name': 'gravity_compensation'}, 'commanding joints')):
+                procs[name] = start_node(module, name, params)
+                wait_until(lambda name=name, ready=ready: ready in read_log(procs[name]),
+                           STARTUP_TIMEOUT, '%s did not start' % name)
             procs['simulator'] = start_node('simulator_node', 'simulator', {
                 **common, 'lockstep': True, 'command_timeout': TIMEOUT})
-            procs['trajectory_controller'] = start_node('trajectory_controller',
-                                                        'trajectory_controller',
-                                                        {**common, 'timeout': TIMEOUT})
-            procs['gravity_compensation'] = start_node('gravity_compensation_node',
-                                                       'gravity_compensation', {
-                                                           **common, 'ramp_time': 0.0,
-                                                           'timeout': TIMEOUT,
-                                                           'controller_name':
-                                                               'gravity_compensation'})
-            procs['external_torque_observer'] = start_node('external_torque_observer',
-                                                           'external_torque_observer', common)
             wait_until(lambda: 'brakes released' in read_log(procs['simulator'])
                        and watch.contacts, STARTUP_TIMEOUT,
                        'the controller did not take the arm, or the observer is silent')
