@@ -154,6 +154,15 @@ def _nodes(context: LaunchContext) -> list:
     except ValueError:
         raise LaunchArgumentError('update_rate:=%s: expected a number of Hz'
                                   % arg('update_rate')) from None
+    try:
+        # one state per update by default: the hardware reads only the newest; at 1000 Hz
+        # behind a 500 Hz controller_manager 4.46 the extra states cost that process and the
+        # simulator a third of a core on a 2-core machine, and the observer, starved, coasted
+        # (docs/ROS2_CONTROL.md, round 21)
+        sim_publish_rate = float(arg('sim_publish_rate') or update_rate)
+    except ValueError:
+        raise LaunchArgumentError('sim_publish_rate:=%s: expected a number of Hz'
+                                  % arg('sim_publish_rate')) from None
     rviz = flag('rviz')
     state_publisher = state_publisher_wanted(arg('robot_state_publisher'))
     trajectory_controller = flag('trajectory_controller')
@@ -235,7 +244,7 @@ def _nodes(context: LaunchContext) -> list:
             package=PACKAGE, executable='simulator_node', name='simulator', output='screen',
             parameters=[arg('simulator_config'), {
                 'robot_description': description, 'publish_clock': False,
-                'publish_rate': float(arg('sim_publish_rate')),
+                'publish_rate': sim_publish_rate,
                 'real_time_factor': 1.0, 'command_timeout': timeout,
                 'brakes': flag('brakes'), 'brake_release': 'holding_command',
                 # commands come from the hardware interface only
@@ -328,9 +337,10 @@ def generate_launch_description() -> LaunchDescription:
                               description='Start viewer_node: the arm in a web browser'),
         DeclareLaunchArgument('viewer_port', default_value='8080',
                               description='Port of the viewer page on 127.0.0.1'),
-        DeclareLaunchArgument('sim_publish_rate', default_value='1000',
-                              description='Simulator state rate [Hz]: TopicBasedSystem reads '
-                                          'the newest sample at each update'),
+        DeclareLaunchArgument('sim_publish_rate', default_value='',
+                              description='Simulator state rate [Hz]; empty = update_rate (the '
+                                          'topic-based hardware reads the newest state at each '
+                                          'update)'),
         DeclareLaunchArgument('brakes', default_value='true',
                               description='Simulator holds the arm until a holding command'),
         DeclareLaunchArgument('timeout', default_value=str(LOOP_TIMEOUT),
