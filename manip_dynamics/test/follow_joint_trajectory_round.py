@@ -189,9 +189,13 @@ def run_round(probe: Any, watch: ChainWatch, moveit: Any, model: Any, q0: np.nda
         switch_jtc(True)
     # a plan, and a continuation goal mid-move that a push then stops (a false contact flag
     # that ends the second goal before the push is counted, and the step tried once more;
-    # so is a continuation that reached the filter after the first goal had ended)
+    # so is a continuation that reached the filter after the first goal had ended). The
+    # test's own lateness (a continuation or a push that came after the goal it was meant
+    # for) is tried twice more: by hand on today's Jazzy line, right after bring-up, a
+    # continuation planned from the probe's lagging view was refused and the next push
+    # took the service 2.0 s, so the contact stop was never put to the test in that round
     out['contact_retries'] = 0
-    for attempt in range(2):
+    for attempt in range(3):
         here = watch.last()[1]
         plan, _ = quintic_plan(names, here, q0 + MOVE, PLAN_TIME)
         first_goal = moveit.execute(plan)
@@ -251,7 +255,8 @@ def run_round(probe: Any, watch: ChainWatch, moveit: Any, model: Any, q0: np.nda
                        'no hold after the contact ended: %s; %s' % (
                            watch.events[-6:], push_seen(watch, requested, answer)))
         out['contact_drift'], out['contact_rest'] = hold_drift(watch, watch.last()[0])
-        if attempt or not (false_contact or jtc_first or late_push or late_continuation):
+        timing = late_push or late_continuation
+        if not (false_contact or jtc_first or timing) or attempt == 2 or (attempt and not timing):
             break
         out['contact_retries'] += 1
         out['late_continuation'] = out.get('late_continuation', 0) + int(late_continuation)
