@@ -62,9 +62,10 @@ class GatedObserver:
         self.rejection_kind = ''
         self.skipped = ''
         self.saturated = False
+        self._between = 0
 
     def update(self, t: float, now: float, q: FloatArray, qd: FloatArray,
-               tau: FloatArray) -> FloatArray | None:
+               tau: FloatArray, lost: int = 0) -> FloatArray | None:
         """
         Gate one sample, then run the observer on it.
 
@@ -73,12 +74,17 @@ class GatedObserver:
         :param q: Joint positions, model order, shape (n,), finite.
         :param qd: Joint velocities, shape (n,), finite.
         :param tau: Applied torques, shape (n,), finite.
+        :param lost: Samples published and never received since the previous one
+            (:meth:`MomentumObserver.update`).
         :return: r [N m or N], finite and within the bounds, or None for a sample not fed:
             :attr:`skipped` is ``'rejected'`` (:attr:`rejection` says why; the observer
             restarts at the next good sample), ``'suspect'`` or ``'duplicate'``.
         :raises InputError: What :meth:`MomentumObserver.update` raises (a time that does
             not advance: the observer unchanged; an overflow: the observer restarted).
         """
+        # samples lost on the way since the last one fed (one skipped here, a duplicate
+        # above all, is a stale source: not counted, the gap it leaves may be a stall)
+        self._between += max(int(lost), 0)
         verdict = self.gate.check(now, q, qd, t)
         self.skipped = ''
         if not verdict.ok:
@@ -96,7 +102,8 @@ class GatedObserver:
             return None
         if verdict.confirmed:
             self.observer.reset()
-        r = self.observer.update(t, q, qd, tau)
+        between, self._between = self._between, 0
+        r = self.observer.update(t, q, qd, tau, between)
         self.saturated = any_true(np.abs(r) > self._bound)
         if self.saturated:
             r = np.clip(r, -self._bound, self._bound)

@@ -323,6 +323,47 @@ def test_coasting_keeps_the_residual_and_restarts_still_clear_it(cobot):
         MomentumObserver(cobot, 30.0, stall_gap=0.0)
 
 
+def test_a_reader_that_drops_samples_does_not_coast_through_a_contact(cobot):
+    """
+    Gaps that lost messages explain are no stall: a held arm pushed while its reader keeps
+    only every 15th sample (30 ms gaps, over stall_gap) is flagged; told nothing about the
+    lost samples, the observer coasts through the whole push; a gap the lost samples do not
+    explain still coasts.
+
+    Reference: a constant external torque on a held arm, r = tau_ext (1 - prod (1 + K dt)^-1)
+    (module docstring), so r must reach most of tau_ext within 0.3 s at K = 25 1/s.
+    """
+    tau_ext = np.array([3.0, -2.0, 1.5, 0.5, -0.25, 0.1, 0.05])
+
+    def run(told: bool):
+        obs = MomentumObserver(cobot, 25.0, stall_gap=0.02, max_step=0.1)
+        coasted, r, previous = 0, None, -1
+        for k in range(0, 251):   # 2 ms samples to 0.5 s; after 0.1 s, 1 in 15 received
+            t = k * 2e-3
+            if k > 50 and k % 15:
+                continue
+            pushed = t > 0.2 + 1e-9
+            tau = cobot.gravity_torques(POSE) - (tau_ext if pushed else 0.0)
+            lost = k - previous - 1 if told and previous >= 0 else 0
+            r = obs.update(t, POSE, np.zeros(7), tau, lost=lost)
+            coasted += obs.coasting
+            previous = k
+        return r, coasted
+
+    r, coasted = run(told=True)
+    assert coasted == 0
+    expected = tau_ext * (1.0 - (1.0 + 25.0 * 0.03) ** -10)   # 10 samples 30 ms apart
+    np.testing.assert_allclose(r, expected, rtol=1e-6, atol=1e-9)
+    blind, coasted = run(told=False)
+    assert coasted > 0 and np.max(np.abs(blind)) < 0.1 * np.max(np.abs(tau_ext))
+    # 60 ms with one sample lost: 2 ms explained, 58 ms a stall
+    obs = MomentumObserver(cobot, 25.0, stall_gap=0.02, max_step=0.1)
+    for k in range(0, 51):
+        obs.update(k * 2e-3, POSE, np.zeros(7), cobot.gravity_torques(POSE))
+    obs.update(0.16, POSE, np.zeros(7), cobot.gravity_torques(POSE), lost=1)
+    assert obs.coasting
+
+
 @pytest.mark.parametrize('gains', [0.0, -1.0, [1.0, 2.0], np.nan, 'x'])
 def test_bad_gains(cobot, gains):
     with pytest.raises(InputError):

@@ -17,7 +17,7 @@
 import gc
 
 from manip_dynamics.ros.runtime import node_runtime
-from manip_dynamics.ros.runtime.node_runtime import KindThrottle
+from manip_dynamics.ros.runtime.node_runtime import KindThrottle, LostMessages
 
 
 class Recorder:
@@ -31,6 +31,15 @@ class Recorder:
 
     def error(self, message: str) -> None:
         self.lines.append(('error', message))
+
+
+def test_lost_messages_are_counted_from_sequence_numbers() -> None:
+    """Numbers 1, 2, 5: two lost; a restart or a missing number counts none."""
+    lost = LostMessages()
+    counts = [lost.since_last({'publication_sequence_number': n}) for n in (1, 2, 5, 1, 3)]
+    assert counts == [0, 0, 2, 0, 1]
+    assert lost.since_last(None) == 0 and lost.since_last({}) == 0
+    assert lost.since_last({'publication_sequence_number': 9}) == 0   # nothing to count from
 
 
 def test_different_kinds_are_not_hidden_by_each_other() -> None:

@@ -61,7 +61,7 @@ from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.joint_state_reader import JointStateReader
 from manip_dynamics.ros.runtime.listeners import ListenerCheck
 from manip_dynamics.ros.runtime.node_runtime import (
-    guarded, KindThrottle, received_ns, run_node, with_message_info)
+    guarded, KindThrottle, LostMessages, received_ns, run_node, with_message_info)
 from manip_dynamics.ros.runtime.output_pacing import BatchPacing
 from manip_dynamics.ros.runtime.parameter_spec import declare_parameters, per_joint_values
 from manip_dynamics.ros.runtime.payloads import apply_payload_request, Payloads, reapply_payloads
@@ -162,6 +162,7 @@ class ExternalTorqueObserverNode(GuardedNode):
             self.commands_sub = self.create_subscription(
                 Float64MultiArray, self.commands_topic, with_message_info(self.commands_callback),
                 COMMANDS_QOS, callback_group=self._lane.group)
+        self._lost = LostMessages()   # a gap that lost messages explain is no stall
         # best effort matches reliable and best-effort publishers alike
         self.joint_states_sub = self.create_subscription(
             JointState, self.joint_states_topic, with_message_info(self.joint_states_callback),
@@ -263,7 +264,7 @@ class ExternalTorqueObserverNode(GuardedNode):
 
     def joint_states_callback(self, msg: JointState, info: Any) -> None:
         """Run the observer on one joint_states message and publish its outputs."""
-        plan = self._plan
+        lost, plan = self._lost.since_last(info), self._plan
         if plan is None:
             self._reject('no model', NO_MODEL_MESSAGE)
             return
@@ -281,9 +282,8 @@ class ExternalTorqueObserverNode(GuardedNode):
         tau = self._efforts(model, msg, received_ns(info))
         if tau is None:
             return
-        stamp = msg.header.stamp
+        stamp, observer = msg.header.stamp, plan.observer
         t = stamp.sec + 1e-9 * stamp.nanosec
-        observer = plan.observer
         if t == 0.0:
             self._reject('stamp', 'header.stamp is zero')
             return
@@ -293,7 +293,7 @@ class ExternalTorqueObserverNode(GuardedNode):
             observer.reset()
             plan.detector.reset()
         try:
-            r = plan.gated.update(t, time.monotonic(), q, qd, tau)
+            r = plan.gated.update(t, time.monotonic(), q, qd, tau, lost)
             if r is None:
                 if plan.gated.skipped == 'rejected':
                     # a glitch: the observer restarts at the next good sample

@@ -402,6 +402,29 @@ def received_ns(info: Any) -> int:
         return time.time_ns()
 
 
+class LostMessages:
+    """Count one publisher's messages lost on the way, from their sequence numbers."""
+
+    def __init__(self) -> None:
+        self._last: int | None = None
+
+    def since_last(self, info: Any) -> int:
+        """
+        Return how many messages were published between the previous one received and this.
+
+        From ``info['publication_sequence_number']`` (:func:`with_message_info`; Fast DDS
+        gives it): 0 where it is missing, and at a publisher's restart (a number not above
+        the previous one). Call it for every message received, in order.
+        """
+        try:
+            number = int(info['publication_sequence_number'])
+        except (TypeError, KeyError, ValueError):
+            self._last = None
+            return 0
+        last, self._last = self._last, number
+        return number - last - 1 if last is not None and number > last else 0
+
+
 def make_executor() -> Any:
     """
     Return the executor a node spins on: SingleThreadedExecutor, or on request EventsExecutor.
