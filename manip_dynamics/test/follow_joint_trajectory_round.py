@@ -256,7 +256,7 @@ def run_round(probe: Any, watch: ChainWatch, moveit: Any, model: Any, q0: np.nda
                            watch.events[-6:], push_seen(watch, requested, answer)))
         out['contact_drift'], out['contact_rest'] = hold_drift(watch, watch.last()[0])
         timing = late_push or late_continuation
-        if not (false_contact or jtc_first or timing) or attempt == 2 or (attempt and not timing):
+        if not (false_contact or jtc_first or timing) or attempt >= (2 if timing else 1):
             break
         out['contact_retries'] += 1
         out['late_continuation'] = out.get('late_continuation', 0) + int(late_continuation)
