@@ -117,6 +117,7 @@ setup(
         'xacro': ['xacro'],
         'viewer': ['viser', 'pycollada', 'trimesh'],
         'identify': ['rosbags'],
+        'mujoco': ['mujoco-core'],
         'test': ['pytest', 'hypothesis', 'pin', 'example-robot-data'],
     },
     zip_safe=False,   # data files and the kernel cache are found through __file__

@@ -76,15 +76,16 @@ from launch_ros.actions import Node
 from manip_dynamics.ros.launch_support.launch_helpers import (
     COMPENSATION_ABOVE_NODES, executable_path, FILTER_ABOVE_NODES, is_true,
     LaunchArgumentError, loop_priority, MANAGER_ABOVE_NODES, manager_prefix,
-    missing_executables, missing_message, NODE_PRIORITY, priority_above, robot_description,
-    SIMULATOR_ABOVE_NODES, state_publisher_wanted)
+    missing_executables, missing_message, MUJOCO_MODEL_HELP, NODE_PRIORITY, priority_above,
+    robot_description, SIMULATOR_ABOVE_NODES, state_publisher_wanted)
 from manip_dynamics.ros.launch_support.launch_nodes import (
     config_file, description_node, in_namespace, launch_namespace, observer_node,
     remove_on_shutdown, rviz_node, stop_launch, trajectory_nodes, viewer_node)
 from manip_dynamics.ros.launch_support.ros2_control_setup import (
     check_hardware, command_joint_names, controllers_parameters, EFFORT_CONTROLLER,
     EFFORT_CONTROLLER_PACKAGE,
-    HARDWARE_PACKAGES, SIM_JOINT_COMMANDS, SIM_JOINT_STATES, topic_based_hardware,
+    HARDWARE_PACKAGES, SIM_JOINT_COMMANDS, SIM_JOINT_STATES, SIMULATED_HARDWARE,
+    topic_based_hardware,
     TRAJECTORY_CONTROLLER, with_hardware, write_parameters_file)
 from manip_dynamics.ros.parameters.simulator_node import LOOP_TIMEOUT
 from manip_dynamics.ros.runtime.names import child_name
@@ -167,7 +168,7 @@ def _nodes(context: LaunchContext) -> list:
     state_publisher = state_publisher_wanted(arg('robot_state_publisher'))
     trajectory_controller = flag('trajectory_controller')
     gravity_compensation = flag('gravity_compensation') and not trajectory_controller
-    simulated = hardware == 'topic_based'
+    simulated = hardware in SIMULATED_HARDWARE
     wanted = [('controller_manager', 'ros2_control_node', ''),
               ('controller_manager', 'spawner', ''),
               ('joint_state_broadcaster', '', ''), (EFFORT_CONTROLLER_PACKAGE, '', '')]
@@ -244,7 +245,8 @@ def _nodes(context: LaunchContext) -> list:
             package=PACKAGE, executable='simulator_node', name='simulator', output='screen',
             parameters=[arg('simulator_config'), {
                 'robot_description': description, 'publish_clock': False,
-                'publish_rate': sim_publish_rate,
+                'publish_rate': sim_publish_rate, 'engine': SIMULATED_HARDWARE[hardware],
+                'mujoco_model': arg('mujoco_model'),
                 'real_time_factor': 1.0, 'command_timeout': timeout,
                 'brakes': flag('brakes'), 'brake_release': 'holding_command',
                 # commands come from the hardware interface only
@@ -290,9 +292,12 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('hardware', default_value='topic_based',
                               description='topic_based: the simulator behind '
                                           'JointStateTopicSystem (or TopicBasedSystem); '
-                                          'mock: GenericSystem, no '
+                                          'mujoco: the same with MuJoCo as the arm '
+                                          '(mujoco_model); mock: GenericSystem, no '
                                           'physics; description: the <ros2_control> block '
                                           'as written (a real driver)'),
+        DeclareLaunchArgument('mujoco_model', default_value='',
+                              description=MUJOCO_MODEL_HELP),
         DeclareLaunchArgument('controllers', default_value='',
                               description='controller_manager parameter file; empty = '
                                           'written from the description'),

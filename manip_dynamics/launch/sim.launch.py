@@ -18,6 +18,7 @@ Start the simulation demo: the default arm simulated, held by gravity compensati
     ros2 launch manip_dynamics sim.launch.py
     ros2 launch manip_dynamics sim.launch.py rviz:=false robot_state_publisher:=false
     ros2 launch manip_dynamics sim.launch.py urdf:=/path/to/arm.urdf gravity_compensation:=false
+    ros2 launch manip_dynamics sim.launch.py hardware:=mujoco mujoco_model:=/path/to/arm.xml
 
 Nodes: robot_state_publisher (publishes /robot_description and TF; argument
 ``robot_state_publisher``: true, false, or auto, the default: where installed; when it does
@@ -49,8 +50,8 @@ from launch_ros.actions import Node
 
 from manip_dynamics.ros.launch_support.launch_helpers import (
     is_true, LaunchArgumentError, loop_priority, missing_executables, missing_message,
-    NODE_PRIORITY, priority_above, robot_description, SIMULATOR_ABOVE_NODES,
-    state_publisher_wanted)
+    MUJOCO_MODEL_HELP, NODE_PRIORITY, priority_above, robot_description, SIM_HARDWARE,
+    SIMULATOR_ABOVE_NODES, state_publisher_wanted)
 from manip_dynamics.ros.launch_support.launch_nodes import (
     config_file, description_node, in_namespace, launch_namespace, rviz_node, stop_launch,
     trajectory_nodes, viewer_node)
@@ -88,6 +89,10 @@ def _nodes(context: LaunchContext) -> list:
         # raised before any process starts: launch prints the line and exits 1
         raise LaunchArgumentError(missing_message(missing))
     namespace = launch_namespace(arg('namespace'))
+    hardware = arg('hardware').strip()
+    if hardware not in SIM_HARDWARE:
+        raise LaunchArgumentError('hardware:=%s: expected one of %s' % (
+            hardware, ', '.join(SIM_HARDWARE)))
     urdf = arg('urdf')
     description = robot_description(urdf, '' if urdf.strip() else arg('robot'))
     sim_time = flag('use_sim_time')
@@ -109,7 +114,8 @@ def _nodes(context: LaunchContext) -> list:
                           'command_joints': joints,
                           'real_time_factor': float(arg('real_time_factor')),
                           'command_timeout': timeout, 'brakes': flag('brakes'),
-                          'lockstep': flag('lockstep'),
+                          'lockstep': flag('lockstep'), 'engine': SIM_HARDWARE[hardware],
+                          'mujoco_model': arg('mujoco_model'),
                           **priority_above(loop, SIMULATOR_ABOVE_NODES)}],
              on_exit=_stop('simulator_node')),
         Node(package=PACKAGE, executable='dynamics_node', name='manip_dynamics',
@@ -144,6 +150,12 @@ def generate_launch_description() -> LaunchDescription:
                                           'the bundled arm named by robot'),
         DeclareLaunchArgument('robot', default_value='cobot7',
                               description='Bundled arm, used when urdf is not given'),
+        DeclareLaunchArgument('hardware', default_value='simulator',
+                              description="The arm: simulator (the suite's own simulator of "
+                                          'the description) or mujoco (MuJoCo runs '
+                                          'mujoco_model as the arm)'),
+        DeclareLaunchArgument('mujoco_model', default_value='',
+                              description=MUJOCO_MODEL_HELP),
         DeclareLaunchArgument('rviz', default_value='true', description='Start rviz2'),
         DeclareLaunchArgument('robot_state_publisher', default_value='auto',
                               description='Start robot_state_publisher (TF for RViz): true, '

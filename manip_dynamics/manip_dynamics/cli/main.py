@@ -194,6 +194,15 @@ def build_parser() -> argparse.ArgumentParser:
     from manip_dynamics.cli import identify   # identify excite | fit | validate | simulate
     identify.register(sub, common, _Parser)
 
+    from manip_dynamics.cli import mujoco_arm
+    text = ('write a MuJoCo arm (MJCF) whose masses, centres of mass, inertias, friction and '
+            'rotor inertia differ from the description, with a table or boxes to touch')
+    p = sub.add_parser('mujoco-arm', parents=[common], help=text, description=text,
+                       epilog=mujoco_arm.EXAMPLE,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    mujoco_arm.add_arguments(p)
+    p.set_defaults(func=mujoco_arm.cmd_mujoco_arm)
+
     from manip_dynamics.cli import retime
     text = ('near time-optimal trajectory through waypoints within velocity, acceleration '
             'and torque limits (payload and friction included)')

@@ -296,6 +296,11 @@ class Simulator:
         with self._lock:
             return self._applied.copy()
 
+    @property
+    def joint_effort(self) -> FloatArray:
+        """Return the effort a joint state reports [N m or N], (n,): :attr:`applied_effort`."""
+        return self.applied_effort
+
     def state(self) -> tuple[float, FloatArray, FloatArray]:
         """Return ``(t, q, qd)`` read consistently under the lock."""
         with self._lock:

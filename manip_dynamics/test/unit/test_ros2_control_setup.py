@@ -95,6 +95,13 @@ def test_the_hardware_is_the_simulator_behind_the_topic_based_interface(arm):
                                  'trigger_joint_command_threshold': '-1'}
 
 
+def test_mujoco_hardware_is_the_same_topic_based_block_with_mujoco_behind_it():
+    topic = _hardware(rc.with_hardware(_text('cobot7'), 'topic_based'))
+    mujoco = _hardware(rc.with_hardware(_text('cobot7'), 'mujoco'))
+    assert ElementTree.tostring(mujoco) == ElementTree.tostring(topic)
+    assert rc.SIMULATED_HARDWARE == {'topic_based': 'suite', 'mujoco': 'mujoco'}
+
+
 @pytest.mark.parametrize('arm', ARMS)
 def test_a_namespaced_launch_moves_the_hardware_topics_and_the_parameter_keys(arm):
     """namespace:=arm1: the plugin's topics and every node's parameters under /arm1."""
@@ -171,7 +178,7 @@ def test_descriptions_that_cannot_be_controlled_are_named(bad, message):
 
 def test_unknown_hardware_is_refused_with_the_choices():
     with pytest.raises(ValueError, match='hardware:=gazebo: expected one of topic_based, '
-                                         'mock, description'):
+                                         'mujoco, mock, description'):
         rc.with_hardware(_text('cobot7'), 'gazebo')
 
 

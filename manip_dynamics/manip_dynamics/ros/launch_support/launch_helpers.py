@@ -170,6 +170,12 @@ MANAGER_ABOVE_NODES = 5
 #: nodes' priority, 2 of 2 launches had cobot7's wrist joints oscillate under JTC's hold
 #: (up to 50 rad/s); 2 above, 0 of 5 launches (28 rounds of the endings test).
 SIMULATOR_ABOVE_NODES = 2
+#: sim.launch.py's ``hardware`` choices and the simulator_node ``engine`` each runs.
+SIM_HARDWARE = {'simulator': 'suite', 'mujoco': 'mujoco'}
+#: The ``mujoco_model`` launch argument of sim.launch.py and control.launch.py.
+MUJOCO_MODEL_HELP = ('hardware:=mujoco: MJCF or URDF file of the arm and its scene '
+                     '(manip-dynamics mujoco-arm writes one); empty = the description '
+                     'compiled by MuJoCo')
 #: How far above the nodes' priority control.launch.py runs feedforward_filter: a goal's
 #: acceptance waits for its goal callback (5 to 10 ms of work), which at the nodes' own
 #: priority queued behind the compensation and the observer. By hand behind the real

@@ -74,12 +74,17 @@ TOPIC_BASED_HARDWARE = (
 #: own; ``topic_based``: see :func:`topic_based_hardware`).
 HARDWARE_PLUGINS = {
     'topic_based': TOPIC_BASED_HARDWARE[0][1],
+    'mujoco': TOPIC_BASED_HARDWARE[0][1],
     'mock': 'mock_components/GenericSystem',
     'description': None,
 }
 #: The ros2_control packages that provide each hardware plugin (checked before a launch;
 #: ``topic_based``: the preferred one, see :func:`topic_based_hardware`).
-HARDWARE_PACKAGES = {'topic_based': TOPIC_BASED_HARDWARE[0][0], 'mock': 'hardware_interface'}
+HARDWARE_PACKAGES = {'topic_based': TOPIC_BASED_HARDWARE[0][0],
+                     'mujoco': TOPIC_BASED_HARDWARE[0][0], 'mock': 'hardware_interface'}
+#: The ``hardware`` choices where simulator_node is the arm behind the topic-based hardware,
+#: and the physics it runs (simulator_node's ``engine``): the suite's own simulator, or MuJoCo.
+SIMULATED_HARDWARE = {'topic_based': 'suite', 'mujoco': 'mujoco'}
 #: Name of the effort controller gravity_compensation_node commands.
 EFFORT_CONTROLLER = 'effort_controller'
 #: Its type: ForwardCommandController with ``interface_name: effort`` takes the same
@@ -288,7 +293,7 @@ def _hardware_xml(hardware: str, indent: str, plugin: str | None = None,
     """
     plugin = plugin or HARDWARE_PLUGINS[hardware]
     lines = ['%s<hardware>' % indent, '%s  <plugin>%s</plugin>' % (indent, plugin)]
-    if hardware == 'topic_based':
+    if hardware in SIMULATED_HARDWARE:
         lines += ['%s  <param name="joint_commands_topic">%s</param>'
                   % (indent, namespaced_name(namespace, SIM_JOINT_COMMANDS)),
                   '%s  <param name="joint_states_topic">%s</param>'
@@ -328,7 +333,7 @@ def with_hardware(urdf_xml: str, hardware: str, plugin: str | None = None,
     block gets one from :func:`ros2_control_block` before ``</robot>``.
 
     :param urdf_xml: The URDF text (a xacro already expanded).
-    :param hardware: ``topic_based``, ``mock`` or ``description`` (see
+    :param hardware: ``topic_based``, ``mujoco``, ``mock`` or ``description`` (see
         :data:`HARDWARE_PLUGINS`).
     :param plugin: The plugin to name instead of the choice's default (``topic_based``: the
         one :func:`topic_based_hardware` found installed).

@@ -41,6 +41,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, Float64MultiArray
 from std_srvs.srv import SetBool, Trigger
 
+from manip_dynamics.errors import InputError
 from manip_dynamics.robot_model import RobotModel
 from manip_dynamics.ros.launch_support.ros2_control_setup import default_initial_positions
 from manip_dynamics.ros.parameters.simulator_node import PARAMETERS
@@ -53,9 +54,10 @@ from manip_dynamics.ros.runtime.parameter_spec import declare_parameters
 from manip_dynamics.ros.runtime.robot_description import (
     model_builder, NO_MODEL_MESSAGE, RobotDescriptionSource)
 from manip_dynamics.ros.runtime.startup import report_startup_error, STARTUP_ERRORS, StartupError
-from manip_dynamics.simulation import ArmDriver, DriverSettings, SampleStamps, Simulator
+from manip_dynamics.simulation import ArmDriver, DriverSettings, SampleStamps
 from manip_dynamics.simulation.arm_driver import (
     checked_start, efforts_by_name, efforts_in_order, RejectedCommand)
+from manip_dynamics.simulation.engines import EngineSettings, simulated_arm
 
 #: Seconds between two log lines of the same kind (each kind of rejected command has its own).
 THROTTLE = 1.0
@@ -82,6 +84,11 @@ class SimulatorNode(GuardedNode):
         self._params = p
         # the driver's settings are the parameters of the same names
         self._settings = DriverSettings(**{f.name: p[f.name] for f in fields(DriverSettings)})
+        self._engine = EngineSettings(**{f.name: p[f.name] for f in fields(EngineSettings)})
+        try:
+            self._engine.check()
+        except InputError as error:
+            raise StartupError(str(error)) from None
         self._paused = bool(p['start_paused'])   # until a model is there
         self._arm: ArmDriver | None = None
         self._command_names: list[str] = []
@@ -141,10 +148,8 @@ class SimulatorNode(GuardedNode):
         names, index, q0 = checked_start(model, p['command_joints'], p['initial_positions'])
         if q0 is None:
             q0 = default_initial_positions(model, self._pending_urdf)
-        sim = Simulator(model, q0, dt=1.0 / p['rate'], integrator=p['integrator'],
-                        include_friction=p['simulate_friction'], limits=p['limits'],
-                        clamp_effort=p['clamp_effort'])
-        sim.warm_up()   # before the wall-clock schedule starts
+        # kernels warm before the wall-clock schedule starts
+        sim = simulated_arm(model, self._pending_urdf, q0, 1.0 / p['rate'], self._engine)
         paused = self._arm.paused if self._arm is not None else self._paused
         self._q0 = q0
         self._command_names = names
@@ -154,10 +159,12 @@ class SimulatorNode(GuardedNode):
             sim, self._settings, lambda level, text, kind: self._throttle.log(
                 level, text, kind=kind or text), time.monotonic(), paused=paused)
         self._stamps.anchor(self._ros_now(), arm)
+        engine = ('MuJoCo (%s)' % (p['mujoco_model'] or 'the description')
+                  if p['engine'] == 'mujoco' else "the suite's simulator")
         self.get_logger().info(
-            "simulating '%s' (%d joints) at %g Hz, publishing at %g Hz, real_time_factor %g, "
-            'start pose %s%s; commands on %s%s' % (
-                model.name, model.dof, p['rate'], p['rate'] / arm.steps_per_publish,
+            "simulating '%s' (%d joints) with %s at %g Hz, publishing at %g Hz, "
+            'real_time_factor %g, start pose %s%s; commands on %s%s' % (
+                model.name, model.dof, engine, p['rate'], p['rate'] / arm.steps_per_publish,
                 p['real_time_factor'], np.round(q0, 4).tolist(), arm.describe(),
                 '%s (%s) and ' % (self._commands_topic, ', '.join(names))
                 if p['controller_commands'] else '', p['joint_commands_topic']))
@@ -262,7 +269,7 @@ class SimulatorNode(GuardedNode):
         msg.name = list(sim.model.joint_names)
         msg.position = np.asarray(sim.q, dtype=np.float64).tolist()
         msg.velocity = np.asarray(sim.qd, dtype=np.float64).tolist()
-        msg.effort = np.asarray(sim.applied_effort, dtype=np.float64).tolist()
+        msg.effort = np.asarray(sim.joint_effort, dtype=np.float64).tolist()
         self._joint_states_pub.publish(msg)
         arm.note_sample()
         self._pushes.publish(msg.header.stamp)

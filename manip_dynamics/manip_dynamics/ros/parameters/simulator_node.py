@@ -20,6 +20,8 @@ from manip_dynamics.safety.ranges import Range
 from manip_dynamics.simulation import FIXED_STEP_INTEGRATORS, LIMIT_MODES
 from manip_dynamics.simulation.arm_driver import (
     BRAKE_RELEASES, RESET_RELEASE_WAIT, TIMEOUT_ACTIONS)
+from manip_dynamics.simulation.engines import ENGINES
+from manip_dynamics.simulation.mujoco_arm import EFFORT_STATES
 
 #: Command timeout of a simulated loop [s]: the simulator's ``command_timeout`` and the
 #: ``timeout`` that sim.launch.py, control.launch.py and the demo give the loop's commanding
@@ -36,7 +38,19 @@ PARAMETERS = MODEL + (
           valid=Range(10.0, 1e5)),
     Param('publish_rate', 'double', 250.0, 'joint_states rate (simulated time)', unit='Hz',
           valid=Range(0.0, 1e4, low_open=True)),
-    Param('integrator', 'string', 'semi_implicit_euler', 'Integration scheme',
+    Param('engine', 'string', 'suite',
+          "The physics: suite (the suite's own simulator of the description) or mujoco (a "
+          'MuJoCo model of the arm, mujoco_model; integrator, simulate_friction and limits '
+          'then come from that model)', choices=ENGINES),
+    Param('mujoco_model', 'string', '',
+          'engine mujoco: MJCF or URDF file MuJoCo runs as the arm, its joints named as the '
+          "description's (manip-dynamics mujoco-arm writes one that differs from the "
+          'description); empty = the description compiled by MuJoCo'),
+    Param('effort_state', 'string', 'applied',
+          "joint_states' effort: applied (the motor torque after clamping) or link_torque "
+          '(engine mujoco: what a link-side joint torque sensor measures)',
+          choices=EFFORT_STATES),
+    Param('integrator', 'string', 'semi_implicit_euler', 'Integration scheme (engine suite)',
           choices=FIXED_STEP_INTEGRATORS),
     Param('real_time_factor', 'double', 1.0,
           'Simulated time / wall time; 0 = as fast as possible', valid=Range(0.0, 100.0)),

@@ -1,0 +1,169 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+simulator_node with ``engine: mujoco`` behind gravity_compensation_node, each a process.
+
+MuJoCo compiling cobot7's own URDF is the arm the suite's model describes: the suite's
+g(q) holds it (1 mrad over 3 s of simulated time, the two engines agreeing), and
+/joint_states' effort is the compensation's command. A variant whose masses, centres of
+mass and inertias are 20-30 % off is an arm the model does not describe: the same
+compensation lets it drift. A MuJoCo model without the description's joints, and a model
+file that does not exist, are refused with messages that say so.
+"""
+
+import threading
+
+import numpy as np
+import pytest
+from ros_test_support import (exit_code_and_log, read_log, require_rclpy, STARTUP_TIMEOUT,
+                              wait_until)
+
+rclpy = require_rclpy()
+pytest.importorskip('mujoco', reason='mujoco (mujoco-core) not installed')
+
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402, I100
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import Float64MultiArray  # noqa: E402
+
+from manip_dynamics.bundled import urdf_path  # noqa: E402, I100
+from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
+from manip_dynamics.simulation.arm_variants import arm_variant, ArmErrors  # noqa: E402
+
+pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.realtime]
+
+POSE = [0.3, -0.4, 0.2, -1.9, 0.1, 1.9, 0.5]
+TIMEOUT = 0.5
+
+
+def stamp(msg) -> float:
+    return msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+
+
+class Probe:
+    """Joint states and compensation commands, received on a thread."""
+
+    def __init__(self, name: str) -> None:
+        self.node = rclpy.create_node(name)
+        self.lock = threading.Lock()
+        self.states: list = []
+        self.commands: list = []
+        self.node.create_subscription(JointState, '/joint_states', self._state, 100)
+        self.node.create_subscription(Float64MultiArray, '/effort_controller/commands',
+                                      self._command, 100)
+        self.executor = SingleThreadedExecutor()
+        self.executor.add_node(self.node)
+        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
+        self.thread.start()
+
+    def _state(self, msg) -> None:
+        with self.lock:
+            self.states.append(msg)
+
+    def _command(self, msg) -> None:
+        with self.lock:
+            self.commands.append(list(msg.data))
+
+    def until(self, seconds: float, timeout: float = 60.0) -> list:
+        """Return the joint states up to ``seconds`` of simulated time."""
+        def enough():
+            with self.lock:
+                states = list(self.states)
+            return states if states and stamp(states[-1]) >= seconds else None
+        return wait_until(enough, timeout, 'simulated time did not reach %g s' % seconds)
+
+    def close(self) -> None:
+        self.executor.shutdown()
+        self.node.destroy_node()
+
+
+@pytest.fixture(scope='module')
+def ros():
+    rclpy.init()
+    yield
+    rclpy.try_shutdown()
+
+
+def hold(xml: str, mujoco_model: str, name: str) -> tuple[np.ndarray, list, str]:
+    """Run the compensation on the MuJoCo arm for 3 s; return positions, states, log."""
+    probe = Probe('probe_' + name)
+    gc = start_node('gravity_compensation_node', 'gc_' + name, {
+        'robot_description': xml, 'ramp_time': 0.0, 'timeout': TIMEOUT})
+    sim = None
+    try:
+        wait_until(lambda: 'commanding joints' in read_log(gc), STARTUP_TIMEOUT,
+                   'the compensation did not start')
+        sim = start_node('simulator_node', 'sim_' + name, {
+            'robot_description': xml, 'engine': 'mujoco', 'mujoco_model': mujoco_model,
+            'publish_clock': True, 'initial_positions': POSE, 'command_timeout': TIMEOUT})
+        states = probe.until(3.0, STARTUP_TIMEOUT + 30.0)
+        log = read_log(sim)
+    finally:
+        for proc in (sim, gc):
+            if proc is not None:
+                stop_node(proc)
+        probe.close()
+    q = np.array([m.position for m in states if stamp(m) > 0.0])
+    return q, states, log
+
+
+def test_the_described_arm_holds_under_the_suites_compensation(ros):
+    with open(urdf_path('cobot7'), encoding='utf-8') as stream:
+        xml = stream.read()
+    q, states, log = hold(xml, '', 'described')
+    assert 'with MuJoCo (the description)' in log, log
+    drift = np.abs(q - POSE).max()
+    assert drift < 1e-3, 'the arm drifted %.3g rad under g(q) of its own description' % drift
+    assert stamp(states[-1]) >= 3.0
+    # joint_states' effort is the applied motor torque: the compensation's g(q)
+    held = [m for m in states if stamp(m) > 1.0]
+    assert np.abs(np.array(held[-1].effort)).max() > 5.0
+
+
+def test_an_arm_that_is_not_the_model_drifts_under_the_same_compensation(ros, tmp_path):
+    with open(urdf_path('cobot7'), encoding='utf-8') as stream:
+        xml = stream.read()
+    variant = tmp_path / 'cobot7_variant.xml'
+    variant.write_text(arm_variant(urdf_path('cobot7'), ArmErrors(
+        mass=(0.2, 0.3), com=(0.2, 0.3), inertia=(0.2, 0.3), friction_factor=1.0,
+        armature=0.05, seed=11)))
+    q, states, log = hold(xml, str(variant), 'variant')
+    assert 'with MuJoCo (%s)' % variant in log, log
+    drift = np.abs(q - POSE).max()
+    assert drift > 0.01, 'the variant held within %.3g rad: it is not the arm it should be' % (
+        drift)
+
+
+def test_a_mujoco_model_without_the_descriptions_joints_is_refused(ros, tmp_path):
+    with open(urdf_path('cobot7'), encoding='utf-8') as stream:
+        xml = stream.read()
+    renamed = tmp_path / 'renamed.urdf'
+    renamed.write_text(xml.replace('"cobot7_joint3"', '"elbow"'))
+    proc = start_node('simulator_node', 'sim_renamed', {
+        'robot_description': xml, 'engine': 'mujoco', 'mujoco_model': str(renamed)})
+    try:
+        wait_until(lambda: "missing ['cobot7_joint3']" in read_log(proc), STARTUP_TIMEOUT,
+                   'no message naming the missing joint')
+        assert proc.poll() is None, read_log(proc)   # waits for a description that fits
+    finally:
+        stop_node(proc)
+
+
+def test_a_mujoco_model_file_that_does_not_exist_stops_the_start(ros, tmp_path):
+    missing = str(tmp_path / 'nowhere.xml')
+    proc = start_node('simulator_node', 'sim_missing', {
+        'robot_description': '', 'engine': 'mujoco', 'mujoco_model': missing})
+    code, log = exit_code_and_log(proc)
+    assert code == 1, log
+    assert "mujoco_model '%s' is not a file" % missing in log and 'Traceback' not in log, log
