@@ -38,6 +38,8 @@ from manip_dynamics.cli import common, formatting as fmt
 
 EXCITE_EXAMPLE = ('example:\n  manip-dynamics identify excite cobot7 --out excite.yaml '
                   '--csv excite.csv --speed-scale 0.3')
+RECORD_EXAMPLE = ('example:\n  manip-dynamics identify record excite_run --duration 40 '
+                  '--topic /joint_states')
 PLAY_EXAMPLE = ('example:\n  manip-dynamics identify play excite.yaml --topic '
                 '/joint_trajectory_controller/joint_trajectory')
 FIT_EXAMPLE = ('example:\n  manip-dynamics identify fit cobot7 excite_run/ --out '
@@ -130,6 +132,33 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
     out.write('published %d points of %s (%.1f s) on %s to %d subscriber(s)\n' % (
         len(msg.points), ', '.join(msg.joint_names), end.sec + 1e-9 * end.nanosec,
         args.topic, count))
+    return 0
+
+
+def cmd_record(args: argparse.Namespace, out: TextIO) -> int:
+    """Record JointState messages into a rosbag2 folder (where ros2 bag is not installed)."""
+    try:
+        from manip_dynamics.identification.data import write_rosbag
+        from manip_dynamics.ros.runtime.discovery import apply_loopback_environment
+        from manip_dynamics.ros.runtime.joint_state_recorder import record_joint_states
+    except ImportError as error:
+        raise common.CliError('identify record needs ROS 2 (rclpy, sensor_msgs) and rosbags: '
+                              '%s' % error) from None
+    for value, option in ((args.duration, '--duration'), (args.wait, '--wait')):
+        if not (math.isfinite(value) and value > 0):
+            raise common.CliError('%s must be > 0 seconds' % option)
+    if os.path.exists(args.out):
+        raise common.CliError('%s exists: rosbag2 writes a new folder' % args.out)
+    if args.local:
+        apply_loopback_environment()
+    try:
+        recording = record_joint_states(args.topic, args.duration, wait=args.wait)
+    except TimeoutError as error:
+        raise common.CliError(str(error)) from None
+    write_rosbag(args.out, recording, topic=args.topic, storage=args.storage)
+    out.write('wrote %s: %d messages of %s (%s) over %.2f s of their stamps\n' % (
+        args.out, recording.t.size, args.topic, ', '.join(recording.joint_names),
+        recording.duration))
     return 0
 
 
@@ -346,6 +375,24 @@ def register(sub, shared: argparse.ArgumentParser, parser_class) -> None:
                    help='JointTrajectory topic (/joint_trajectory_controller/joint_trajectory)')
     q.add_argument('--wait', type=float, default=10.0, metavar='SECONDS',
                    help='wait this long for a subscriber and for its acknowledgement (10)')
+    q.add_argument('--local', action='store_true',
+                   help="keep DDS discovery on this machine (as the suite's own processes)")
+
+    q = inner.add_parser('record', help='record JointState messages into a rosbag2 folder '
+                         '(what ros2 bag record does, without rosbag2)',
+                         description='Record the JointState messages of one topic for a span '
+                         'of their header stamps into a new rosbag2 folder (rosbags writes '
+                         'it), for identify fit.', epilog=RECORD_EXAMPLE,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    q.set_defaults(func=cmd_record)
+    q.add_argument('out', metavar='BAG', help='rosbag2 folder to create')
+    q.add_argument('--duration', type=float, required=True, metavar='SECONDS',
+                   help="span of the messages' stamps to record [s]")
+    q.add_argument('--topic', default='/joint_states', help='JointState topic (/joint_states)')
+    q.add_argument('--storage', choices=('sqlite3', 'mcap'), default='sqlite3',
+                   help='rosbag2 storage (sqlite3)')
+    q.add_argument('--wait', type=float, default=10.0, metavar='SECONDS',
+                   help='give up when no message comes for this long (10)')
     q.add_argument('--local', action='store_true',
                    help="keep DDS discovery on this machine (as the suite's own processes)")
 

@@ -121,7 +121,14 @@ def parallel_filter(samples: Samples, columns: FloatArray) -> FloatArray:
     return out[samples.index].reshape((samples.index.size,) + columns.shape[1:])
 
 
-def _check_recording(t, q, qd, tau, names) -> Recording:
+def checked_recording(t, q, qd, tau, names) -> Recording:
+    """
+    Return a :class:`Recording` of samples sorted by time, repeated times dropped, checked.
+
+    :param t: Sample times [s], (K,); ``q``, ``qd`` (or None), ``tau``: (K, n) arrays;
+        ``names``: the n joint names.
+    :raises InputError: Fewer than 10 samples, or NaN/inf (named by joint and time).
+    """
     t = np.asarray(t, dtype=np.float64)
     if t.size < 10:
         raise InputError('the recording has %d joint samples; at least 10 are needed' % t.size)
@@ -289,8 +296,8 @@ def read_rosbag(path: str, model, *, topic: str = '/joint_states',
                              path, len(t), topic, list(model.joint_names), skipped))
     # integer nanoseconds from the first message: epoch seconds in a float lose 0.1 us
     t = (np.array(t, dtype=np.int64) - min(t)) * 1e-9
-    return _check_recording(t, np.array(q), np.array(qd) if has_velocity else None,
-                            np.array(tau), model.joint_names)
+    return checked_recording(t, np.array(q), np.array(qd) if has_velocity else None,
+                             np.array(tau), model.joint_names)
 
 
 def write_rosbag(path: str, recording: Recording, *, topic: str = '/joint_states',
@@ -320,8 +327,9 @@ def write_rosbag(path: str, recording: Recording, *, topic: str = '/joint_states
     empty = np.zeros(0)
     with Writer(path, version=9, storage_plugin=plugin) as writer:
         conn = writer.add_connection(topic, joint_state.__msgtype__, typestore=store)
+        start_ns = int(round(start_time * 1e9))   # apart: 1e9 s + t in a float loses 60 ns
         for k in range(recording.t.shape[0]):
-            ns = int(round((recording.t[k] + start_time) * 1e9))
+            ns = start_ns + int(round(recording.t[k] * 1e9))
             msg = joint_state(
                 header=header(stamp=stamp_type(sec=ns // 1_000_000_000,
                                                nanosec=ns % 1_000_000_000), frame_id=''),
@@ -373,7 +381,7 @@ def read_csv(path: str, model) -> Recording:
     ti = [column(('tau_', 'effort_'), j, True) for j in names]
     vi = [column(('qd_', 'velocity_'), j, False) for j in names]
     qd = None if any(v is None for v in vi) else data[:, vi]
-    return _check_recording(data[:, index['t']], data[:, qi], qd, data[:, ti], names)
+    return checked_recording(data[:, index['t']], data[:, qi], qd, data[:, ti], names)
 
 
 def write_csv(path: str, recording: Recording) -> None:

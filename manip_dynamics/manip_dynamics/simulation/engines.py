@@ -21,6 +21,7 @@ integrates a MuJoCo model of the arm, which may differ from the description
 (:mod:`.arm_variants`).
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 import os
 
@@ -70,7 +71,8 @@ class EngineSettings:
 
 
 def simulated_arm(model, description: str, q0: ArrayLike, dt: float,
-                  settings: EngineSettings) -> Simulator | MujocoArm:
+                  settings: EngineSettings,
+                  on_touch: Callable[[float], object] | None = None) -> Simulator | MujocoArm:
     """
     Return the simulated arm for ``model`` at ``q0``, t = 0, kernels warm.
 
@@ -80,13 +82,15 @@ def simulated_arm(model, description: str, q0: ArrayLike, dt: float,
     :param q0: Start pose [rad or m], model order, shape (n,).
     :param dt: Step [s].
     :param settings: The engine and its options.
+    :param on_touch: MuJoCo: called with the simulated time [s] the arm meets the scene
+        (:class:`MujocoArm`); the suite's simulator has no scene.
     :raises InputError: What :class:`Simulator` or :class:`MujocoArm` refuse.
     """
     settings.check()
     if settings.engine == 'mujoco':
         return MujocoArm(model, settings.mujoco_model or description, q0, dt=dt,
                          clamp_effort=settings.clamp_effort,
-                         effort_state=settings.effort_state)
+                         effort_state=settings.effort_state, on_touch=on_touch)
     sim = Simulator(model, q0, dt=dt, integrator=settings.integrator,
                     include_friction=settings.simulate_friction, limits=settings.limits,
                     clamp_effort=settings.clamp_effort)

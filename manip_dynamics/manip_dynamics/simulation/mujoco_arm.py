@@ -46,7 +46,7 @@ the description the rest of the suite is given (:mod:`.arm_variants`).
 * **Time.** One step is ``dt`` (the engine's timestep is set to it); ``t = steps * dt``.
 """
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 import io
 import os
 import threading
@@ -68,6 +68,12 @@ EFFORT_STATES = ('applied', 'link_torque')
 #: the suite models no self-collision either.
 ARM_CONTYPE, ARM_CONAFFINITY = 2, 1
 SCENE_CONTYPE, SCENE_CONAFFINITY = 1, 2
+#: Impedance of MuJoCo's dry-friction constraint on a compiled URDF's joints (``solimp``:
+#: dmin, dmax, width, midpoint, power). The default dmin 0.9 lets a joint creep under any
+#: torque below its friction level, at a speed that grows with (1 - d) / d: cobot7 held by
+#: gravity torques 0.08 N m off (joint 6, dry friction 0.3 N m) crept 6.2 mrad in 10 s;
+#: with 0.99, 0.58 mrad; a real joint's stiction holds.
+FRICTION_SOLIMP = [0.99, 0.99, 0.001, 0.5, 2.0]
 #: Description joint types and the engine joint type each must be.
 _HINGE_TYPES = ('revolute', 'continuous')
 _SLIDE_TYPES = ('prismatic',)
@@ -94,7 +100,8 @@ def engine_spec(source: str, *, armature: ArrayLike | None = None,
 
     A URDF is compiled by MuJoCo itself: its ``<dynamics damping friction>`` become the
     joints' ``damping`` and ``frictionloss``, its geometries collide with scene objects but
-    not with each other (:data:`ARM_CONTYPE`), its integrator is ``implicitfast``; rotor
+    not with each other (:data:`ARM_CONTYPE`), its dry friction sticks
+    (:data:`FRICTION_SOLIMP`), its integrator is ``implicitfast``; rotor
     inertias, which URDF cannot state, come from ``armature`` (e.g. the suite's
     joint_dynamics file). An MJCF is taken as written.
 
@@ -125,6 +132,8 @@ def engine_spec(source: str, *, armature: ArrayLike | None = None,
         spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
         for geom in spec.geoms:   # the arm touches the scene, not itself
             geom.contype, geom.conaffinity = ARM_CONTYPE, ARM_CONAFFINITY
+        for joint in spec.joints:
+            joint.solimp_friction = FRICTION_SOLIMP
         if armature is not None:
             values = float_array(armature, 'armature')
             if values.shape != (len(joint_names),) or np.any(values < 0.0) or not np.all(
@@ -161,7 +170,8 @@ class MujocoArm:
 
     def __init__(self, model, source: Any, q0: ArrayLike, qd0: ArrayLike | None = None, *,
                  dt: float = 1e-3, clamp_effort: bool = True,
-                 effort_state: str = 'applied') -> None:
+                 effort_state: str = 'applied',
+                 on_touch: Callable[[float], object] | None = None) -> None:
         """
         Load the engine model and put it at ``q0`` at t = 0.
 
@@ -174,6 +184,9 @@ class MujocoArm:
         :param dt: Step [s], in (0, 0.1]; the engine's timestep is set to it.
         :param clamp_effort: Clamp commanded torques to ``model.effort_limits``.
         :param effort_state: 'applied' or 'link_torque' (:attr:`joint_effort`).
+        :param on_touch: Called with the simulated time [s] of each step at which the arm
+            meets the scene after a step without contact (from the stepping thread, after
+            the step call's work is done).
         :raises InputError: MuJoCo missing, a model it refuses, joints that do not match the
             description (names, types, extra engine joints), a bad state or step.
         """
@@ -210,6 +223,8 @@ class MujocoArm:
         self._fext = np.zeros((self._n, 6))   # body-frame wrenches about the body origin
         self._pushing = False
         self._steps = 0
+        self._on_touch = on_touch
+        self._touching = False
         self._put(self._q0, self._qd0)
 
     # ------------------------------------------------------------------ set-up
@@ -295,10 +310,15 @@ class MujocoArm:
             warnings = int(d.warning[self._bad_qacc].number)
             d.qfrc_applied[:] = 0.0
             d.qfrc_applied[self._vadr] = applied
-            for _ in range(int(steps)):
+            touches = []
+            for k in range(int(steps)):
                 if self._pushing:
                     self._push_forces()
                 mj.mj_step(m, d)
+                if (d.ncon > 0) != self._touching:   # contacts of the step's start state
+                    self._touching = not self._touching
+                    if self._touching:
+                        touches.append((self._steps + k) * self._dt)
             if int(d.warning[self._bad_qacc].number) != warnings or not np.all(
                     np.isfinite(d.qpos)):
                 t = self._steps * self._dt
@@ -310,6 +330,9 @@ class MujocoArm:
                                  'torques)' % t)
             self._applied[:] = applied
             self._steps += int(steps)
+        if self._on_touch is not None:
+            for t in touches:
+                self._on_touch(t)
 
     def hold(self, steps: int = 0) -> None:
         """
@@ -340,6 +363,7 @@ class MujocoArm:
         with self._lock:
             self._fext[:] = 0.0
             self._pushing = False
+            self._touching = False
             self._applied[:] = 0.0
             self._steps = 0
             self._put(q, qd)

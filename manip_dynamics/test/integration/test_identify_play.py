@@ -22,6 +22,7 @@ Expected values come from the file written and what the subscriber receives.
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -77,3 +78,59 @@ def test_identify_play_publishes_the_default_excitation(tmp_path):
         assert (msg.points[k].time_from_start.sec,
                 msg.points[k].time_from_start.nanosec) == (t['sec'], t['nanosec'])
     assert 'published %d points' % len(msg.points) in proc.stdout
+
+
+def test_identify_record_writes_what_was_published(tmp_path):
+    """A publisher of known samples, 2 s of stamps at 200 Hz: the bag holds them exactly."""
+    from sensor_msgs.msg import JointState
+    from manip_dynamics import RobotModel
+    from manip_dynamics.bundled import urdf_path
+    from manip_dynamics.identification.data import read_rosbag
+
+    model = RobotModel.from_urdf_file(urdf_path('cobot7'))
+    names = list(model.joint_names)
+    bag = tmp_path / 'recorded'
+    env = dict(os.environ)
+    env['PYTHONPATH'] = PACKAGE_ROOT + os.pathsep + env.get('PYTHONPATH', '')
+    start_ns = 1_700_000_000 * 1_000_000_000
+
+    def sample(k: int) -> tuple[list, list, list]:
+        x = 0.01 * k
+        # the first effort is the sample's number: the bag says which sample each row is
+        return ([np.sin(x + j) for j in range(7)], [np.cos(x + j) for j in range(7)],
+                [float(k)] + [float(k % 50 - 25 + j) for j in range(1, 7)])
+    with spun_node('record_source') as node:
+        pub = node.create_publisher(JointState, '/record_probe/joint_states',
+                                    QoSProfile(depth=100,
+                                               reliability=ReliabilityPolicy.RELIABLE))
+        proc = subprocess.Popen(
+            [sys.executable, '-m', 'manip_dynamics.cli', 'identify', 'record', str(bag),
+             '--duration', '2.0', '--topic', '/record_probe/joint_states', '--wait', '60'],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            wait_until(lambda: pub.get_subscription_count() > 0 or proc.poll() is not None,
+                       STARTUP_TIMEOUT, 'identify record did not subscribe')
+            k = 0
+            while proc.poll() is None and k < 2000:
+                ns = start_ns + k * 5_000_000
+                q, qd, tau = sample(k)
+                msg = JointState(name=names, position=q, velocity=qd, effort=tau)
+                msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(ns, 1_000_000_000)
+                pub.publish(msg)
+                k += 1
+                time.sleep(0.002)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 0, err
+    recording = read_rosbag(str(bag), model, topic='/record_probe/joint_states')
+    assert recording.duration >= 2.0 and 'wrote %s' % bag in out
+    assert recording.t.size >= 400
+    numbers = recording.tau[:, 0].astype(int)
+    np.testing.assert_allclose(recording.t, (numbers - numbers[0]) * 0.005, atol=1e-9)
+    for i in (0, recording.t.size // 2, recording.t.size - 1):
+        q, qd, tau = sample(int(numbers[i]))
+        np.testing.assert_allclose(recording.q[i], q, atol=1e-12)
+        np.testing.assert_allclose(recording.qd[i], qd, atol=1e-12)
+        np.testing.assert_allclose(recording.tau[i], tau, atol=1e-12)

@@ -167,3 +167,98 @@ def test_a_mujoco_model_file_that_does_not_exist_stops_the_start(ros, tmp_path):
     code, log = exit_code_and_log(proc)
     assert code == 1, log
     assert "mujoco_model '%s' is not a file" % missing in log and 'Traceback' not in log, log
+
+
+def test_a_move_into_a_table_is_flagged_and_stopped(ros, tmp_path):
+    """
+    MuJoCo's cobot7 (the description, exactly) with a table 6 cm under its tool: a 2 s plan
+    lowers the tool 10 cm. The engine says when the arm meets the table; the observer (the
+    description's model) flags it from the joint states within 30 ms of that time, never
+    before it; trajectory_controller stops the plan and holds the arm on the table.
+    """
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+    from manip_dynamics import RobotModel
+    from manip_dynamics.ros.launch_support.ros2_control_setup import (
+        default_initial_positions)
+    from manip_dynamics.ros.runtime.qos import CONTACT_QOS
+    from manip_dynamics.simulation.arm_variants import table
+    from manip_dynamics_interfaces.msg import Contact
+
+    with open(urdf_path('cobot7'), encoding='utf-8') as stream:
+        xml = stream.read()
+    model = RobotModel.from_urdf_string(xml)
+    q0 = default_initial_positions(model, xml)
+    target = q0.copy()
+    target[1] += 0.3   # the tool 10 cm lower
+    top = float(model.link_transform(q0, 'tool0')[2, 3]) - 0.06
+    scene = tmp_path / 'cobot7_table.xml'
+    scene.write_text(arm_variant(urdf_path('cobot7'), ArmErrors(
+        mass=0.0, com=0.0, inertia=0.0, friction_factor=1.0, armature_factor=1.0,
+        armature=0.0), boxes=[table(top, center_xy=(0.34, 0.0), half_xy=(0.1, 0.1))]))
+    probe = Probe('probe_table')
+    contacts: list = []
+    probe.node.create_subscription(
+        Contact, '/external_torque_observer/contact',
+        lambda msg: contacts.append((stamp(msg), bool(msg.contact))), CONTACT_QOS)
+    plan = probe.node.create_publisher(
+        JointTrajectory, '/trajectory_controller/joint_trajectory',
+        QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE))
+    procs = {}
+    try:
+        for name, module, params, ready in (
+                ('external_torque_observer', 'external_torque_observer',
+                 {'robot_description': xml}, 'observer for'),
+                ('trajectory_controller', 'trajectory_controller',
+                 {'robot_description': xml, 'timeout': TIMEOUT}, 'controlling joints')):
+            procs[name] = start_node(module, name, params)
+            wait_until(lambda name=name, ready=ready: ready in read_log(procs[name]),
+                       STARTUP_TIMEOUT, '%s did not start' % name)
+        procs['simulator'] = start_node('simulator_node', 'simulator', {
+            'robot_description': xml, 'engine': 'mujoco', 'mujoco_model': str(scene),
+            'lockstep': True, 'publish_clock': True, 'command_timeout': TIMEOUT})
+        wait_until(lambda: 'brakes released' in read_log(procs['simulator']),
+                   STARTUP_TIMEOUT, 'trajectory_controller never took the arm')
+        wait_until(lambda: plan.get_subscription_count() > 0, STARTUP_TIMEOUT,
+                   'trajectory_controller does not subscribe to its plans')
+        released = float(read_log(procs['simulator']).split('brakes released at t = ')[1]
+                         .split()[0])
+        states = probe.until(released + 0.5, 60.0)   # held a while after the release
+        msg = JointTrajectory(joint_names=list(model.joint_names))
+        for seconds, q in ((0.0, q0), (2.0, target)):
+            point = JointTrajectoryPoint(positions=[float(v) for v in q],
+                                         velocities=[0.0] * model.dof)
+            point.time_from_start.sec = int(seconds)
+            msg.points.append(point)
+        sent = stamp(states[-1])
+        plan.publish(msg)
+        wait_until(lambda: 'following a timed trajectory' in read_log(
+            procs['trajectory_controller']), 30.0, 'the plan was not taken: '
+            + read_log(procs['trajectory_controller'])[-1500:])
+        probe.until(sent + 4.0, 60.0)
+        sim_log = read_log(procs['simulator'])
+        controller_log = read_log(procs['trajectory_controller'])
+    finally:
+        for proc in procs.values():
+            stop_node(proc)
+        probe.close()
+    touches = [float(line.rsplit('t = ', 1)[1].split()[0]) for line in sim_log.splitlines()
+               if 'the arm touched the scene at t = ' in line]
+    assert touches, 'the arm never met the table: ' + sim_log[-2000:]
+    touch = touches[0]
+    assert sent < touch < sent + 2.5
+    # (the brakes hold the arm against the first commands at start-up: the observer sees
+    # torque without motion then; what counts is the move)
+    flags = [t for t, flagged in contacts if flagged and t > sent]
+    assert flags, 'the observer never flagged the table'
+    assert not [t for t in flags if t < touch], 'flagged while moving, before the table'
+    assert flags[0] - touch <= 0.03, 'flagged %.3f s after the arm met the table' % (
+        flags[0] - touch)
+    assert 'stopped by a contact' in controller_log or 'contact' in controller_log.lower()
+    with probe.lock:
+        late = [m for m in probe.states if stamp(m) > touch + 1.0]
+    heights = [float(model.link_transform(np.array(m.position), 'tool0')[2, 3]) for m in late]
+    assert late and min(heights) > top - 0.08, 'the arm went through the table'
+    moved = np.abs(np.array(late[-1].position) - np.array(late[0].position)).max()
+    assert moved < 2e-3, 'not held after the stop: moved %.4f rad' % moved

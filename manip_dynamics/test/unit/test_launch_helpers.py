@@ -250,7 +250,7 @@ def test_every_config_file_the_launch_files_name_is_in_the_package() -> None:
 
 
 def test_every_launch_file_takes_a_checked_namespace() -> None:
-    """Each launch file declares ``namespace`` and checks it (issue 46: one arm per namespace)."""
+    """Each launch file declares ``namespace`` and checks it (one arm per namespace)."""
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     folder = os.path.join(root, 'launch')
     names = sorted(name for name in os.listdir(folder) if name.endswith('.launch.py'))

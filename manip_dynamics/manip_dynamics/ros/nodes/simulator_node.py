@@ -149,7 +149,9 @@ class SimulatorNode(GuardedNode):
         if q0 is None:
             q0 = default_initial_positions(model, self._pending_urdf)
         # kernels warm before the wall-clock schedule starts
-        sim = simulated_arm(model, self._pending_urdf, q0, 1.0 / p['rate'], self._engine)
+        sim = simulated_arm(model, self._pending_urdf, q0, 1.0 / p['rate'], self._engine,
+                            on_touch=lambda t: self.get_logger().info(
+                                'the arm touched the scene at t = %.4f s' % t))
         paused = self._arm.paused if self._arm is not None else self._paused
         self._q0 = q0
         self._command_names = names
