@@ -20,9 +20,10 @@ Two measurements, the engines side by side in one run, in turn, repeated:
 - one step of cobot7 at 1 kHz in this process: ``Simulator.step`` (the suite's compiled
   kernel) and ``MujocoArm.step`` (MuJoCo, the description compiled; and a variant with 20 %
   errors, rotor inertia and a table under the tool), microseconds per step;
-- simulator_node at 1 kHz on the wall clock (integrating and publishing /joint_states every
-  step) held by gravity_compensation_node, each a process: the simulator's CPU time from
-  /proc over a window, as a share of one core, with ``engine: suite`` and ``engine: mujoco``.
+- simulator_node stepping at 1 kHz on the wall clock, publishing /joint_states at every step
+  or at its default 250 Hz, held by gravity_compensation_node (one command per state), each
+  a process: the simulator's CPU time from /proc over a window, as a share of one core,
+  with ``engine: suite`` and ``engine: mujoco``.
 
 Usage::
 
@@ -77,8 +78,9 @@ def step_cost(model, make, steps: int) -> float:
     return 1e6 * (time.perf_counter() - t0) / steps
 
 
-def node_cpu(engine: str, mujoco_model: str, seconds: float, warmup: float) -> float:
-    """Return simulator_node's share of one core at 1 kHz with ``engine``."""
+def node_cpu(engine: str, mujoco_model: str, publish_rate: float, seconds: float,
+             warmup: float) -> float:
+    """Return simulator_node's share of one core, 1 kHz steps, with ``engine``."""
     from manip_dynamics.bundled import urdf_path
     from manip_dynamics.ros.runtime.node_process import start_node, stop_node
     with open(urdf_path('cobot7'), encoding='utf-8') as stream:
@@ -86,7 +88,7 @@ def node_cpu(engine: str, mujoco_model: str, seconds: float, warmup: float) -> f
     gc = start_node('gravity_compensation_node', 'bench_gc', {
         'robot_description': xml, 'ramp_time': 0.0, 'timeout': 0.5})
     sim = start_node('simulator_node', 'bench_sim', {
-        'robot_description': xml, 'rate': 1000.0, 'publish_rate': 1000.0,
+        'robot_description': xml, 'rate': 1000.0, 'publish_rate': publish_rate,
         'initial_positions': POSE, 'command_timeout': 0.5, 'engine': engine,
         'mujoco_model': mujoco_model})
     try:
@@ -124,13 +126,14 @@ def main() -> int:
             mass=0.2, com=0.2, inertia=0.2, armature=0.1, seed=1), boxes=[table(0.3)]))
     factories = engines(variant)
     steps: dict = {name: [] for name in factories}
-    cpu: dict = {'suite': [], 'mujoco': []}
+    cpu: dict = {(engine, rate): [] for rate in (1000.0, 250.0)
+                 for engine in ('suite', 'mujoco')}
     for _ in range(args.repeats):
         for name, (model, make) in factories.items():
             steps[name].append(step_cost(model, make, args.steps))
-        for engine in cpu:
-            cpu[engine].append(node_cpu(engine, variant if engine == 'mujoco' else '',
-                                        args.seconds, args.warmup))
+        for engine, rate in cpu:
+            cpu[engine, rate].append(node_cpu(engine, variant if engine == 'mujoco' else '',
+                                              rate, args.seconds, args.warmup))
     os.remove(variant)
     os.rmdir(folder)
     distro = os.environ.get('ROS_DISTRO', 'unknown')
@@ -143,12 +146,13 @@ def main() -> int:
     for name, values in steps.items():
         lines.append('| %s | %.1f (%s) |' % (name, statistics.median(values),
                                              ', '.join('%.1f' % v for v in values)))
-    lines += ['', '| simulator_node at 1 kHz, held by the compensation | share of one core |',
-              '| --- | ---: |']
-    for engine, values in cpu.items():
-        lines.append('| engine: %s%s | %.0f %% (%s) |' % (
-            engine, ' (the variant with a table)' if engine == 'mujoco' else '',
-            100 * statistics.median(values), ', '.join('%.0f' % (100 * v) for v in values)))
+    lines += ['', '| simulator_node stepping at 1 kHz, held by the compensation | share of one '
+              'core |', '| --- | ---: |']
+    for (engine, rate), values in cpu.items():
+        lines.append('| engine: %s%s, /joint_states at %g Hz%s | %.0f %% (%s) |' % (
+            engine, ' (the variant with a table)' if engine == 'mujoco' else '', rate,
+            ' (the default)' if rate == 250.0 else '', 100 * statistics.median(values),
+            ', '.join('%.0f' % (100 * v) for v in values)))
     text = '\n'.join(lines)
     print(text)
     if args.output:

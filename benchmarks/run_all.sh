@@ -31,3 +31,4 @@ python benchmarks/observer_benchmark.py --output docs/BENCHMARKS.md "$@"
 python benchmarks/retiming_benchmark.py --output docs/BENCHMARKS.md "$@"
 python benchmarks/compile_benchmark.py --node --output docs/BENCHMARKS.md "$@"
 python benchmarks/gc_pause_benchmark.py --output docs/BENCHMARKS.md
+python benchmarks/mujoco_arm_benchmark.py --output docs/BENCHMARKS.md
