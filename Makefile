@@ -4,6 +4,7 @@
 #   make test-cold           integration tests from an empty numba cache on a busy machine
 #   make test-browser        the viewer in headless Chromium (installs Debian's chromium)
 #   make run DURATION=10     stop the demo after 10 s
+#   make run-mujoco          the same story with MuJoCo as the arm (docs/SIMULATOR.md)
 #   make test ROS_DISTRO=kilted   the same on ROS 2 Kilted (.venv-kilted, install-kilted/)
 #   make bench               run benchmarks/run_all.sh
 #   make clean               remove build/install/log (make distclean: the venvs too)
@@ -25,12 +26,12 @@ unexport ROS_LOCALHOST_ONLY
 DURATION ?=
 export DURATION
 
-.PHONY: all setup build test test-cold test-browser run bench lint clean distclean help
+.PHONY: all setup build test test-cold test-browser run run-mujoco bench lint clean distclean help
 
 all: test
 
 help:
-	@sed -n '2,11p' Makefile
+	@sed -n '2,12p' Makefile
 
 setup:
 	@bash scripts/setup.sh
@@ -52,6 +53,9 @@ lint: build
 
 run: build
 	@bash scripts/run.sh
+
+run-mujoco: build
+	@bash scripts/run.sh --hardware mujoco
 
 bench: build
 	@if [ -f benchmarks/run_all.sh ]; then \

@@ -22,6 +22,6 @@ if [[ -n "${DEMO_ARGS:-}" ]]; then
   read -r -a extra <<< "${DEMO_ARGS}"
   args+=("${extra[@]}")
 fi
-echo "run: python -m ${demo} ${args[*]:-}"
+echo "run: python -m ${demo} ${args[*]:-} $*"
 cd "${MD_ROOT}"
 exec python -m "${demo}" "${args[@]}" "$@"

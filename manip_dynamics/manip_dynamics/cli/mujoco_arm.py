@@ -55,6 +55,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help='a table whose top is at height TOP [m], centred at X,Y (0.5,0)')
     p.add_argument('--box', action='append', metavar='X,Y,Z,HX,HY,HZ',
                    help='a fixed box: centre and half-sizes [m] (repeatable)')
+    p.add_argument('--no-motors', action='store_true',
+                   help='no motor actuator per joint (they are there for mujoco_ros2_control)')
     p.add_argument('-o', '--output', metavar='FILE', help='MJCF file to write (default: '
                    'print it)')
 
@@ -85,7 +87,7 @@ def cmd_mujoco_arm(args: argparse.Namespace, out: TextIO) -> int:
         inertia=_error_range(args.inertia, '--inertia'),
         friction_factor=args.friction_factor, armature_factor=args.armature_factor,
         armature=common.parse_number(args.armature, '--armature'), seed=args.seed)
-    variant = arm_variant(source, errors, boxes=_boxes(args))
+    variant = arm_variant(source, errors, boxes=_boxes(args), motors=not args.no_motors)
     if not args.output:
         out.write(variant)
         return 0

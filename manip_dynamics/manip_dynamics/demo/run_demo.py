@@ -47,6 +47,7 @@ import time
 import numpy as np
 
 from manip_dynamics.demo.scenario import config_parameters, HOLD_TOLERANCE
+from manip_dynamics.ros.launch_support.launch_helpers import SIM_HARDWARE
 from manip_dynamics.ros.parameters.simulator_node import LOOP_TIMEOUT
 from manip_dynamics.ros.runtime.conversions import stamp_seconds
 from manip_dynamics.ros.runtime.discovery import loopback_environment
@@ -100,6 +101,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help='PNG plot of joint positions and torques (default: %(default)s)')
     parser.add_argument('--real-time-factor', type=float, default=1.0,
                         help='simulated / wall time, 0 = as fast as possible (default 1)')
+    parser.add_argument('--hardware', choices=tuple(SIM_HARDWARE), default='simulator',
+                        help="the arm: the suite's simulator, or MuJoCo running "
+                        '--mujoco-model (default %(default)s)')
+    parser.add_argument('--mujoco-model', default='',
+                        help='with --hardware mujoco: MJCF or URDF file of the arm (default: '
+                        'the description compiled by MuJoCo)')
     parser.add_argument('--no-gravity-compensation', action='store_true',
                         help='do not start gravity_compensation_node: watch the arm fall')
     parser.add_argument('--no-launch', action='store_true',
@@ -525,6 +532,10 @@ def start_nodes(args: argparse.Namespace, xml: str, joint_names: list[str], log_
             cmd += ['viewer:=true', 'viewer_port:=%d' % args.viewer_port_chosen]
         if args.urdf:
             cmd.append('urdf:=%s' % os.path.abspath(args.urdf))
+        if args.hardware != 'simulator':
+            cmd.append('hardware:=%s' % args.hardware)
+        if args.mujoco_model:
+            cmd.append('mujoco_model:=%s' % os.path.abspath(args.mujoco_model))
         log = open(os.path.join(log_dir, 'launch.log'), 'w')
         proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True)
@@ -539,6 +550,8 @@ def start_nodes(args: argparse.Namespace, xml: str, joint_names: list[str], log_
             'publish_clock': True, 'start_paused': True, 'command_timeout': LOOP_TIMEOUT,
             'lockstep': True,
             'real_time_factor': float(args.real_time_factor),
+            'engine': SIM_HARDWARE[args.hardware],
+            'mujoco_model': os.path.abspath(args.mujoco_model) if args.mujoco_model else '',
             # without compensation nothing would release the brakes: let the arm fall
             'brakes': gravity_compensation},
         # A simulated arm needs no ramp-in; keep the default (2 s) on a real arm. Its

@@ -120,13 +120,17 @@ def _perturbed_inertia(tensor: np.ndarray, bounds: tuple[float, float],
 
 
 def arm_variant(source: str, errors: ArmErrors = ArmErrors(), *,
-                boxes: Sequence[Box] = ()) -> str:
+                boxes: Sequence[Box] = (), motors: bool = True) -> str:
     """
     Return the MJCF of an arm that differs from its description by ``errors``.
 
     :param source: The description: a URDF or MJCF path or text (:func:`engine_spec`).
     :param errors: The errors to draw (:class:`ArmErrors`; seeded).
     :param boxes: Scene objects to add (:func:`add_boxes`).
+    :param motors: Add a motor actuator per joint, named as the joint, its control range
+        the effort limit: what mujoco_ros2_control's effort command interface drives (its
+        effort state is the actuator force). :class:`MujocoArm` applies torques directly
+        and leaves them at zero.
     :return: MJCF text (MuJoCo's own writer); its moving bodies carry the description's
         link frames and joint names.
     :raises InputError: A model MuJoCo refuses, bad error ranges or factors, an armature
@@ -170,6 +174,16 @@ def arm_variant(source: str, errors: ArmErrors = ArmErrors(), *,
             raise InputError('armature of joint %r must be finite and >= 0, got %r' % (
                 name, added))
         joint.armature = joint.armature * errors.armature_factor + added
+    if motors:
+        mujoco = import_mujoco()
+        for name, joint in joints.items():
+            actuator = spec.add_actuator(name=name, target=name,
+                                         trntype=mujoco.mjtTrn.mjTRN_JOINT)
+            actuator.set_to_motor()
+            low, high = joint.actfrcrange
+            if high > low:
+                actuator.ctrlrange = [low, high]
+                actuator.ctrllimited = mujoco.mjtLimited.mjLIMITED_TRUE
     add_boxes(spec, boxes)
     try:
         spec.compile()

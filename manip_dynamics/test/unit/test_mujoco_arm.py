@@ -221,6 +221,10 @@ def test_the_variant_differs_by_the_errors_asked_for_and_stays_physical():
     np.testing.assert_allclose(true.dof_damping, 2.0 * described.dof_damping)
     np.testing.assert_allclose(true.dof_frictionloss, 2.0 * described.dof_frictionloss)
     np.testing.assert_allclose(true.dof_armature, 0.1)
+    # one motor per joint for mujoco_ros2_control, its range the URDF effort limit
+    assert [mujoco.mj_id2name(true, mujoco.mjtObj.mjOBJ_ACTUATOR, a)
+            for a in range(true.nu)] == list(model.joint_names)
+    np.testing.assert_allclose(true.actuator_ctrlrange[:, 1], model.effort_limits)
     # the suite's model of it is the description: the gravity torques now differ
     arm = MujocoArm(model, xml, _middle(model))
     m, d = arm.engine

@@ -17,7 +17,10 @@ manip_dynamics.demo.run_demo.story_failures: the checks scripts/demo_runs.sh app
 run of the story (docs/SIMULATOR.md's, and no joint above its velocity limit).
 """
 
-from manip_dynamics.demo.run_demo import latency_summary, story_failures, story_latencies
+import pytest
+
+from manip_dynamics.demo.run_demo import (
+    latency_summary, parse_args, story_failures, story_latencies)
 
 
 def test_story_function_finds_each_kind_of_trouble():
@@ -43,3 +46,11 @@ def test_latencies_pooled_over_runs_nearest_rank():
                                       'max 20 ms')
     assert story_latencies('pushes 0, flagged 0 (latency p50 - ms, max - ms, each - ms;') == []
     assert latency_summary([]) == 'no push flagged'
+
+
+def test_the_story_runs_on_either_arm():
+    assert parse_args([]).hardware == 'simulator'
+    args = parse_args(['--hardware', 'mujoco', '--mujoco-model', 'arm.xml'])
+    assert (args.hardware, args.mujoco_model) == ('mujoco', 'arm.xml')
+    with pytest.raises(SystemExit):
+        parse_args(['--hardware', 'gazebo'])
