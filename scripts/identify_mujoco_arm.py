@@ -119,15 +119,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[1])
     parser.add_argument('--out', required=True, help='folder for every file written')
     parser.add_argument('--robot', default='cobot7', help='bundled arm (cobot7)')
+    parser.add_argument('--urdf', default='', help='any URDF file instead of --robot')
     parser.add_argument('--seed', type=int, default=3, help='seed of the true arm (3)')
     parser.add_argument('--armature', type=float, default=0.1,
                         help='rotor inertia of the true arm the description omits [kg m^2]')
+    parser.add_argument('--friction-of-limit', type=float, default=0.0,
+                        help='dry friction the true arm has beyond the description, as a '
+                        'fraction of each effort limit (0; for a URDF that states none)')
     parser.add_argument('--hold', type=float, default=10.0, help='hold figure span [s] (10)')
     parser.add_argument('--short', action='store_true', help='the short CI version')
     args = parser.parse_args(argv)
     apply_loopback_environment()
     os.makedirs(args.out, exist_ok=True)
-    path = urdf_path(args.robot)
+    path = os.path.abspath(args.urdf) if args.urdf else urdf_path(args.robot)
     with open(path, encoding='utf-8') as stream:
         xml = stream.read()
     model = RobotModel.from_urdf_string(xml)
@@ -142,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit('%s exists: give a new --out' % stale)
 
     cli('mujoco-arm', path, '--seed', str(args.seed), '--armature', str(args.armature),
-        '-o', true_arm)
+        '--friction-of-limit', str(args.friction_of_limit), '-o', true_arm)
     # (period [s], periods, harmonics, optimiser iterations, approach [s])
     period, periods, harmonics, iterations, approach = ((4.0, 2, 3, 20, 2.0) if args.short
                                                         else (10.0, 3, 5, 40, 5.0))
@@ -180,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
               dynamics, '--armature', '--quiet')
     print(fit.strip().splitlines()[0] if fit.strip() else 'fit done')
 
-    pose = HOLD_POSES.get(args.robot, start)
+    pose = HOLD_POSES.get(model.name, start)
     before = hold_drift(xml, true_arm, pose, args.hold, 'described')
     with open(identified, encoding='utf-8') as stream:
         identified_xml = stream.read()

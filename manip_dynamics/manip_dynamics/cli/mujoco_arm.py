@@ -46,6 +46,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help='relative error of each principal moment, random sign (0.1:0.3)')
     p.add_argument('--friction-factor', type=float, default=2.0,
                    help='factor on the viscous damping and dry friction (2)')
+    p.add_argument('--friction-of-limit', type=float, default=0.0, metavar='FRACTION',
+                   help='dry friction added to every joint, as a fraction of its effort limit '
+                   '(0; e.g. 0.02 for a description that states none)')
     p.add_argument('--armature-factor', type=float, default=2.0,
                    help="factor on the description's rotor inertia (2)")
     p.add_argument('--armature', default='0', metavar='KG_M2',
@@ -86,6 +89,7 @@ def cmd_mujoco_arm(args: argparse.Namespace, out: TextIO) -> int:
         mass=_error_range(args.mass, '--mass'), com=_error_range(args.com, '--com'),
         inertia=_error_range(args.inertia, '--inertia'),
         friction_factor=args.friction_factor, armature_factor=args.armature_factor,
+        friction_of_limit=args.friction_of_limit,
         armature=common.parse_number(args.armature, '--armature'), seed=args.seed)
     variant = arm_variant(source, errors, boxes=_boxes(args), motors=not args.no_motors)
     if not args.output:

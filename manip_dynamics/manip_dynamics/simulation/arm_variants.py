@@ -32,7 +32,8 @@ per parameter:
   ``COM_FLOOR``), in a random direction;
 * inertia about the centre of mass: each principal moment times ``(1 + e)``, principal axes
   kept; a draw that breaks the triangle inequality (``I1 + I2 >= I3``) is drawn again;
-* friction: viscous ``damping`` and dry ``frictionloss`` times ``friction_factor``;
+* friction: viscous ``damping`` and dry ``frictionloss`` times ``friction_factor``, plus
+  ``friction_of_limit`` times the joint's effort limit of dry friction;
 * rotor inertia (``armature``): the description's times ``armature_factor``, plus
   ``armature`` [kg m^2 or kg] per joint.
 """
@@ -83,6 +84,9 @@ class ArmErrors:
     armature_factor: float = 2.0
     #: Rotor inertia added per joint [kg m^2 or kg]: one number or joint name -> value.
     armature: float | Mapping[str, float] = 0.0
+    #: Dry friction added per joint, as a fraction of its effort limit (a description
+    #: that states no friction describes no real arm).
+    friction_of_limit: float = 0.0
     #: Seed of the generator: the same seed, the same arm.
     seed: int = 0
 
@@ -139,7 +143,8 @@ def arm_variant(source: str, errors: ArmErrors = ArmErrors(), *,
     ranges = [_error_range(errors.mass, 'mass'), _error_range(errors.com, 'com'),
               _error_range(errors.inertia, 'inertia')]
     for value, what, low in ((errors.friction_factor, 'friction_factor', 0.0),
-                             (errors.armature_factor, 'armature_factor', 0.0)):
+                             (errors.armature_factor, 'armature_factor', 0.0),
+                             (errors.friction_of_limit, 'friction_of_limit', 0.0)):
         if not (np.isfinite(value) and value >= low):
             raise InputError('%s must be finite and >= %g, got %r' % (what, low, value))
     spec = engine_spec(source)
@@ -168,7 +173,8 @@ def arm_variant(source: str, errors: ArmErrors = ArmErrors(), *,
         body.explicitinertial = True
     for name, joint in joints.items():
         joint.damping = np.asarray(joint.damping, dtype=float) * errors.friction_factor
-        joint.frictionloss = joint.frictionloss * errors.friction_factor
+        joint.frictionloss = (joint.frictionloss * errors.friction_factor
+                              + errors.friction_of_limit * max(0.0, joint.actfrcrange[1]))
         added = float(extra.get(name, 0.0))
         if not (np.isfinite(added) and added >= 0.0):
             raise InputError('armature of joint %r must be finite and >= 0, got %r' % (

@@ -98,7 +98,9 @@ def engine_spec(source: str, *, armature: ArrayLike | None = None,
     """
     Return a MuJoCo model specification (``mujoco.MjSpec``) from an MJCF or a URDF.
 
-    A URDF is compiled by MuJoCo itself: its ``<dynamics damping friction>`` become the
+    A URDF is compiled by MuJoCo itself, without its ``<visual>`` shapes and without the
+    ``<collision>`` meshes MuJoCo cannot open (``package://`` paths; a relative path is read
+    from the URDF's folder): its ``<dynamics damping friction>`` become the
     joints' ``damping`` and ``frictionloss``, its geometries collide with scene objects but
     not with each other (:data:`ARM_CONTYPE`), its dry friction sticks
     (:data:`FRICTION_SOLIMP`), its integrator is ``implicitfast``; rotor
@@ -121,8 +123,12 @@ def engine_spec(source: str, *, armature: ArrayLike | None = None,
         except OSError as error:
             raise InputError('cannot read the MuJoCo model %r: %s' % (source, error)) from None
     is_urdf = _root_tag(text) == 'robot'
+    folder = os.path.dirname(os.path.abspath(source)) if '<' not in source else os.getcwd()
     try:
-        if '<' not in source:
+        if is_urdf:
+            # the engine reads no package:// paths: shapes of meshes it cannot open go
+            spec = mujoco.MjSpec.from_string(_without_unreadable_meshes(text, folder))
+        elif '<' not in source:
             spec = mujoco.MjSpec.from_file(os.path.abspath(source))
         else:
             spec = mujoco.MjSpec.from_string(text)
@@ -145,6 +151,24 @@ def engine_spec(source: str, *, armature: ArrayLike | None = None,
                 if name in by_name:
                     by_name[name].armature = float(value)
     return spec
+
+
+def _without_unreadable_meshes(text: str, folder: str) -> str:
+    """Return URDF text without visuals and with only the collision meshes that exist."""
+    root = ElementTree.fromstring(text)
+    for link in root.iter('link'):
+        for visual in link.findall('visual'):
+            link.remove(visual)
+        for collision in link.findall('collision'):
+            mesh = collision.find('geometry/mesh')
+            if mesh is None:
+                continue
+            path = os.path.join(folder, mesh.get('filename', ''))
+            if os.path.isfile(path):
+                mesh.set('filename', os.path.abspath(path))
+            else:
+                link.remove(collision)
+    return ElementTree.tostring(root, encoding='unicode')
 
 
 def _root_tag(text: str) -> str:
