@@ -192,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
         joint_dynamics = yaml.safe_load(stream)['/**']['ros__parameters']
     after = hold_drift(identified_xml, true_arm, pose, args.hold, 'identified',
                        joint_dynamics)
-    summary = {'robot': model.name, 'seed': args.seed, 'short': args.short,
+    summary = {'robot': model.name, 'description': path, 'seed': args.seed,
+               'short': args.short,
                'excitation_s': motion, 'hold_s': args.hold,
                'hold_drift_described_mrad': [round(1e3 * float(v), 3) for v in before],
                'hold_drift_identified_mrad': [round(1e3 * float(v), 3) for v in after]}

@@ -46,8 +46,12 @@ IMPORT_KEYS = {
     'urdf_parser_py': 'urdfdom_py',
 }
 #: Modules with no rosdep key that installs through apt: setup.py extras, imported only
-#: where their feature is used (identification's bag reader without ROS, the web viewer).
-PIP_EXTRAS = {'rosbags': 'identify', 'viser': 'viewer', 'trimesh': 'viewer'}
+#: where their feature is used (identification's bag reader without ROS, the web viewer,
+#: MuJoCo as the arm: the mujoco-core wheel, no rosdep key).
+PIP_EXTRAS = {'rosbags': 'identify', 'viser': 'viewer', 'trimesh': 'viewer',
+              'mujoco': 'mujoco'}
+#: Modules whose distribution on PyPI has another name.
+DISTRIBUTIONS = {'mujoco': 'mujoco-core'}
 #: What a robot computer without a screen can leave out (MANIP_DYNAMICS_HEADLESS=1);
 #: python3-collada: trimesh's reader of the DAE meshes the viewer shows.
 DESKTOP_KEYS = {'rviz2', 'python3-matplotlib', 'python3-sympy', 'python3-collada'}
@@ -150,7 +154,8 @@ def test_every_imported_module_is_declared() -> None:
     for module in sorted(_imported_modules()):
         if module in PIP_EXTRAS:
             extra = re.search(r"'%s': \[([^]]*)\]" % PIP_EXTRAS[module], setup_py)
-            if extra is None or "'%s'" % module not in extra.group(1):
+            if extra is None or "'%s'" % DISTRIBUTIONS.get(module, module) not in \
+                    extra.group(1):
                 undeclared.append('%s (setup.py extra %s)' % (module, PIP_EXTRAS[module]))
         elif IMPORT_KEYS.get(module, module) not in declared:
             undeclared.append('%s (key %s)' % (module, IMPORT_KEYS.get(module, module)))

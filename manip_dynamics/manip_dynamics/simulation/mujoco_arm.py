@@ -47,7 +47,6 @@ the description the rest of the suite is given (:mod:`.arm_variants`).
 """
 
 from collections.abc import Callable, Mapping
-import io
 import os
 import threading
 from typing import Any
@@ -56,8 +55,9 @@ from xml.etree import ElementTree
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from manip_dynamics.errors import InputError
+from manip_dynamics.errors import InputError, URDFError
 from manip_dynamics.inputs import float_array
+from manip_dynamics.model.urdf_loader import read_robot_element
 
 FloatArray = NDArray[np.float64]
 
@@ -122,12 +122,16 @@ def engine_spec(source: str, *, armature: ArrayLike | None = None,
                 text = stream.read()
         except OSError as error:
             raise InputError('cannot read the MuJoCo model %r: %s' % (source, error)) from None
-    is_urdf = _root_tag(text) == 'robot'
+    try:
+        robot = read_robot_element(text)   # the suite's one parse of a description
+    except URDFError:
+        robot = None   # an MJCF, or text MuJoCo refuses below with its own message
+    is_urdf = robot is not None
     folder = os.path.dirname(os.path.abspath(source)) if '<' not in source else os.getcwd()
     try:
-        if is_urdf:
+        if robot is not None:
             # the engine reads no package:// paths: shapes of meshes it cannot open go
-            spec = mujoco.MjSpec.from_string(_without_unreadable_meshes(text, folder))
+            spec = mujoco.MjSpec.from_string(_without_unreadable_meshes(robot, folder))
         elif '<' not in source:
             spec = mujoco.MjSpec.from_file(os.path.abspath(source))
         else:
@@ -153,10 +157,9 @@ def engine_spec(source: str, *, armature: ArrayLike | None = None,
     return spec
 
 
-def _without_unreadable_meshes(text: str, folder: str) -> str:
+def _without_unreadable_meshes(robot: ElementTree.Element, folder: str) -> str:
     """Return URDF text without visuals and with only the collision meshes that exist."""
-    root = ElementTree.fromstring(text)
-    for link in root.iter('link'):
+    for link in robot.iter('link'):
         for visual in link.findall('visual'):
             link.remove(visual)
         for collision in link.findall('collision'):
@@ -168,17 +171,7 @@ def _without_unreadable_meshes(text: str, folder: str) -> str:
                 mesh.set('filename', os.path.abspath(path))
             else:
                 link.remove(collision)
-    return ElementTree.tostring(root, encoding='unicode')
-
-
-def _root_tag(text: str) -> str:
-    """Return the XML root element's name ('' when the text is not XML)."""
-    try:
-        for _event, element in ElementTree.iterparse(io.StringIO(text), events=('start',)):
-            return str(element.tag)
-    except ElementTree.ParseError:
-        return ''
-    return ''
+    return ElementTree.tostring(robot, encoding='unicode')
 
 
 class MujocoArm:
