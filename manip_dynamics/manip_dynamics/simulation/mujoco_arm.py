@@ -58,6 +58,8 @@ from numpy.typing import ArrayLike, NDArray
 from manip_dynamics.errors import InputError, URDFError
 from manip_dynamics.inputs import float_array
 from manip_dynamics.model.urdf_loader import read_robot_element
+from manip_dynamics.safety.ranges import check_range
+from manip_dynamics.simulation.simulator import DT_RANGE
 
 FloatArray = NDArray[np.float64]
 
@@ -209,8 +211,7 @@ class MujocoArm:
         """
         mujoco = import_mujoco()
         self._mj = mujoco
-        if not (isinstance(dt, (int, float)) and np.isfinite(dt) and 0.0 < dt <= 0.1):
-            raise InputError('dt must be in (0, 0.1] s, got %r' % (dt,))
+        dt = check_range('dt', dt, DT_RANGE, 's')   # the Simulator's valid steps
         if effort_state not in EFFORT_STATES:
             raise InputError('effort_state must be one of %s, got %r' % (
                 list(EFFORT_STATES), effort_state))
