@@ -69,6 +69,10 @@ LANES_ENV = 'MANIP_DYNAMICS_LANES'
 STOP_GRACE = 4.0
 #: Exit code of a node that did not stop within :data:`STOP_GRACE`.
 EXIT_STUCK = 1
+#: Seconds :func:`send_last_zero` waits for the subscribers to acknowledge the last zero
+#: command (well inside :data:`STOP_GRACE`; reliable subscribers answer within milliseconds,
+#: and the wait returns as soon as they have).
+LAST_COMMAND_ACK_TIMEOUT = 1.0
 #: Parameter of every node that :func:`run_node` runs: the SCHED_FIFO priority of the node's
 #: threads, 1 to 99 (0: the normal scheduler), as controller_manager's ``thread_priority``.
 THREAD_PRIORITY = 'thread_priority'
@@ -328,13 +332,28 @@ def send_last_zero(node: Any) -> None:
     """
     ``before_destroy`` of a node that commands an arm: one last zero command on the way out.
 
-    Calls the node's ``publish_zero()`` (True when a command went out), logs it with the
-    node's ``commands_topic`` and gives the middleware 50 ms to hand the message out.
+    Calls the node's ``publish_zero()`` (True when a command went out), then waits up to
+    :data:`LAST_COMMAND_ACK_TIMEOUT` s until every reliable subscriber of the node's
+    ``commands_pub`` has acknowledged it (``Publisher.wait_for_all_acked``): a fixed short
+    sleep let the publisher be destroyed before a first transmission lost under load was
+    sent again, and the controller kept the last non-zero command. Logs which it was.
     """
-    if node.publish_zero():
+    if not node.publish_zero():
+        return
+    from rclpy.duration import Duration
+    try:
+        acked = node.commands_pub.wait_for_all_acked(
+            Duration(nanoseconds=int(LAST_COMMAND_ACK_TIMEOUT * 1e9)))
+    except Exception:  # noqa: B902 - an rmw without acknowledgments: wait as before
+        time.sleep(0.05)
+        acked = None
+    if acked is False:
+        node.get_logger().warning(
+            'shutting down: sent one zero command to %s; not every subscriber acknowledged '
+            'it within %g s' % (node.commands_topic, LAST_COMMAND_ACK_TIMEOUT))
+    else:
         node.get_logger().info('shutting down: sent one zero command to %s'
                                % node.commands_topic)
-        time.sleep(0.05)  # let the middleware hand the last command out
 
 
 def _exit_stuck(name: str, signum: int) -> None:
