@@ -54,7 +54,8 @@ from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.bundled import urdf_path  # noqa: E402
 from manip_dynamics.ros.runtime.discovery import apply_loopback_environment  # noqa: E402
 from manip_dynamics.ros.runtime.joint_state_recorder import record_joint_states  # noqa: E402
-from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
+from manip_dynamics.ros.runtime.node_process import (  # noqa: E402
+    start_node, stop_node, wait_for_log)
 
 #: Seconds the recorder runs before the excitation is sent (DDS matching on a loaded machine).
 RECORD_LEAD = 3.0
@@ -70,20 +71,6 @@ def cli(*args: str) -> str:
         raise RuntimeError('manip-dynamics %s failed (%d): %s' % (
             ' '.join(args), done.returncode, done.stderr.strip() or done.stdout.strip()))
     return done.stdout
-
-
-def wait_for_log(proc, text: str, timeout: float) -> None:
-    """Wait until a node process logs ``text``; raise if it exits or the time runs out."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with open(proc.log_path, encoding='utf-8', errors='replace') as stream:
-            if text in stream.read():
-                return
-        if proc.poll() is not None:
-            break
-        time.sleep(0.1)
-    raise RuntimeError('%s did not log %r; see %s' % (proc.args[2] if len(proc.args) > 2
-                                                      else 'a node', text, proc.log_path))
 
 
 def simulator(xml: str, true_arm: str, name: str, pose) -> object:

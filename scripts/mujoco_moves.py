@@ -44,7 +44,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'manip_dynamics'))
 from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.demo.scenario import config_parameters  # noqa: E402
 from manip_dynamics.ros.runtime.discovery import apply_loopback_environment  # noqa: E402
-from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
+from manip_dynamics.ros.runtime.node_process import (  # noqa: E402
+    start_node, stop_node, wait_for_log)
 
 MOVE_TIME = 2.0
 SETTLE = 0.5
@@ -53,20 +54,6 @@ SETTLE = 0.5
 def stamp(msg) -> float:
     """Return a header stamp [s]."""
     return msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
-
-
-def wait_for_log(proc, text: str, timeout: float) -> str:
-    """Wait until a node process logs ``text``; return the log; raise when it does not."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with open(proc.log_path, encoding='utf-8', errors='replace') as stream:
-            log = stream.read()
-        if text in log:
-            return log
-        if proc.poll() is not None:
-            break
-        time.sleep(0.1)
-    raise RuntimeError('no %r in %s' % (text, proc.log_path))
 
 
 def run(label: str, xml: str, dynamics: dict, true_arm: str, start: np.ndarray,

@@ -37,6 +37,9 @@ import weakref
 
 import pytest
 
+from manip_dynamics.ros.runtime.node_process import read_log  # noqa: F401 - for the tests
+from manip_dynamics.ros.runtime.node_process import wait_for_log as wait_for_text
+
 REQUIRE_INTERFACES_VARIABLE = 'MANIP_DYNAMICS_REQUIRE_INTERFACES'
 #: Longest wait for a node to become ready [s]. A first start without a numba disk cache
 #: compiles every kernel (about 30 s of CPU; minutes of wall time on a loaded 2-core machine,
@@ -84,37 +87,9 @@ def require_interfaces() -> ModuleType:
         pytest.skip('%s (%s)' % (INTERFACES_SKIP_REASON, error), allow_module_level=True)
 
 
-def read_log(proc: Any) -> str:
-    """
-    Return what a node process has logged so far.
-
-    :param proc: A process from :func:`manip_dynamics.ros.runtime.node_process.start_node`.
-    :return: Its log file's text (undecodable bytes replaced).
-    """
-    with open(proc.log_path, encoding='utf-8', errors='replace') as stream:
-        return stream.read()
-
-
 def wait_for_log(proc: Any, text: str, timeout: float = STARTUP_TIMEOUT) -> str:
-    """
-    Wait until a node process has logged ``text``; return its log then.
-
-    :param proc: A process from :func:`manip_dynamics.ros.runtime.node_process.start_node`.
-    :param text: What the log must contain.
-    :param timeout: Longest wait [s].
-    :raises AssertionError: Not logged within ``timeout`` s, or the process ended first
-        (the message carries the whole log and the exit code).
-    """
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        log = read_log(proc)
-        if text in log:
-            return log
-        if proc.poll() is not None:
-            break
-        time.sleep(0.05)
-    raise AssertionError('%r not in the log of %s (exit code %s):\n%s' % (
-        text, proc.args[2], proc.poll(), read_log(proc)))
+    """Wait as :func:`wait_for_text` waits, :data:`STARTUP_TIMEOUT` s by default."""
+    return wait_for_text(proc, text, timeout)
 
 
 def exit_code_and_log(proc: Any, timeout: float = STARTUP_TIMEOUT) -> tuple[int, str]:

@@ -58,16 +58,6 @@ PLAN_TIME = 2.0
 SETTLED = 0.05
 
 
-def tracking_rms(watch: ChainWatch, sent: float, desired, qa: np.ndarray) -> float:
-    """RMS of q - q_d over the plan, its start taken where the arm starts to move."""
-    ts, qs, _ = watch.since(sent)
-    moving = np.flatnonzero(np.abs(qs - qa).max(axis=1) > 1e-4)
-    assert moving.size, 'the arm did not move'
-    start = ts[moving[0]] - 1.0 / RATE
-    inside = (ts >= start) & (ts <= start + PLAN_TIME)
-    return float(np.sqrt(np.mean((qs[inside] - desired(ts[inside] - start)) ** 2)))
-
-
 def run_chain(feedforward: bool, xml: str, model: RobotModel, q0: np.ndarray) -> dict:
     """Start the chain, hold, move, (with feed-forward) push and continue; measure."""
     gains = design_joint_gains(model, RATE, start=q0, delay_budget=DELAY_BUDGET)
@@ -115,7 +105,7 @@ def run_chain(feedforward: bool, xml: str, model: RobotModel, q0: np.ndarray) ->
             sent = watch.last()[0]
             plans.publish(plan)
             wait_simulated(watch, PLAN_TIME + 1.5)
-            out['rms'] = tracking_rms(watch, sent, desired, qa)
+            out['rms'] = watch.tracking_rms(sent, desired, qa, PLAN_TIME, 1.0 / RATE)
             _, _, vs = watch.since(sent)
             out['speed'] = float(np.max(np.abs(vs) / model.velocity_limits))
             with watch.lock:

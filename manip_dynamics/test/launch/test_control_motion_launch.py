@@ -81,22 +81,8 @@ SWITCH_WINDOW = 1.0
 
 
 #: The share of a plan's move at which its start is placed (a rest-to-rest quintic's start is
-#: too flat to see: 1e-4 rad of a 0.8 rad move comes 46 ms in), and when the plan gets there.
+#: too flat to see: 1e-4 rad of a 0.8 rad move comes 46 ms in; ChainWatch.tracking_rms).
 ONSET = 0.05
-ONSET_TIME = float(min(r.real for r in np.roots([6.0, -15.0, 10.0, 0.0, 0.0, -ONSET])
-                       if abs(r.imag) < 1e-9 and 0.0 < r.real < 1.0))
-
-
-def tracking_rms(watch: ChainWatch, sent: float, desired, qa: np.ndarray) -> float:
-    """RMS of q - q_d over the plan, its start placed where the arm has made ONSET of it."""
-    ts, qs, _ = watch.since(sent)
-    span = desired(np.array([PLAN_TIME]))[0] - qa
-    j = int(np.argmax(np.abs(span)))   # the joint that moves farthest
-    crossed = np.flatnonzero((qs[:, j] - qa[j]) / span[j] >= ONSET)
-    assert crossed.size, 'the arm did not move'
-    start = ts[crossed[0]] - ONSET_TIME * PLAN_TIME
-    inside = (ts >= start) & (ts <= start + PLAN_TIME)
-    return float(np.sqrt(np.mean((qs[inside] - desired(ts[inside] - start)) ** 2)))
 
 
 def send_goal(executor, client: ActionClient, plan: JointTrajectory, timeout: float = 10.0,
@@ -178,7 +164,7 @@ def test_plans_through_filter_and_jtc_hold_move_stop_on_push_and_continue(chain_
         wait_until(result.done, PLAN_TIME + 20.0, 'the plan did not end')
         assert result.result().result.error_code == 0, result.result().result.error_string
         time.sleep(1.0)
-        out['rms_ff'] = tracking_rms(watch, sent, desired, qa)
+        out['rms_ff'] = watch.tracking_rms(sent, desired, qa, PLAN_TIME, onset=ONSET)
         # 3. back, pushed halfway: flagged, stopped with the reason, held; then continued
         plan, _ = quintic_plan(names, watch.last()[1], qa, PLAN_TIME)
         result = send_goal(executor, through_filter, plan)
@@ -231,7 +217,7 @@ def test_plans_through_filter_and_jtc_hold_move_stop_on_push_and_continue(chain_
         result = send_goal(executor, straight, plan, erase_tolerances=True)
         wait_until(result.done, PLAN_TIME + 20.0, 'the plan straight to JTC did not end')
         time.sleep(3.0)
-        out['rms_plain'] = tracking_rms(watch, sent, desired, q_start)
+        out['rms_plain'] = watch.tracking_rms(sent, desired, q_start, PLAN_TIME, onset=ONSET)
         out['sag_plain'] = float(np.max(np.abs(watch.last()[1] - qb)))
         _, _, vs = watch.since(0.0)
         out['speed'] = float(np.max(np.abs(vs) / model.velocity_limits))

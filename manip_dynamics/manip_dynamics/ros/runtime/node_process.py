@@ -26,6 +26,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from typing import Iterable, Mapping
 
 import yaml
@@ -112,3 +113,36 @@ def stop_node(proc: subprocess.Popen | None, timeout: float = 10.0) -> int | Non
             proc.kill()
             proc.wait()
     return proc.returncode
+
+
+def read_log(proc: subprocess.Popen) -> str:
+    """
+    Return what a node process from :func:`start_node` has logged so far.
+
+    :param proc: The process (its ``log_path`` attribute names the log file).
+    :return: The log file's text (undecodable bytes replaced).
+    """
+    with open(proc.log_path, encoding='utf-8', errors='replace') as stream:
+        return stream.read()
+
+
+def wait_for_log(proc: subprocess.Popen, text: str, timeout: float) -> str:
+    """
+    Wait until a node process from :func:`start_node` has logged ``text``; return its log.
+
+    :param proc: The process.
+    :param text: What the log must contain.
+    :param timeout: Longest wait [s].
+    :raises AssertionError: Not logged within ``timeout`` s, or the process ended first
+        (the message carries the whole log and the exit code).
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        log = read_log(proc)
+        if text in log:
+            return log
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    raise AssertionError('%r not in the log of %s (exit code %s):\n%s' % (
+        text, proc.args[2], proc.poll(), read_log(proc)))

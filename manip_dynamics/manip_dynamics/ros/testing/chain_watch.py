@@ -110,6 +110,38 @@ class ChainWatch:
         with self.lock:
             return self.states[-1]
 
+    def tracking_rms(self, sent: float, desired: 'Desired', qa: np.ndarray, duration: float,
+                     period: float = 0.0, onset: float = 0.0) -> float:
+        """
+        Return the RMS of q - q_d [rad] over a plan sent at ``sent`` [s, the arm's clock].
+
+        The plan (a rest-to-rest quintic from ``qa`` (n,), :func:`quintic_plan`) is taken to
+        start one ``period`` [s] (the controller's update) before the first state that left
+        ``qa`` by more than 0.1 mrad; or, with ``onset`` > 0, where the joint that moves
+        farthest has made that share of its move, less the time the plan takes to get there
+        (a quintic's start is too flat to see behind a real controller's delays). The RMS is
+        over ``duration`` [s] from there; ``desired`` maps times since the start to the
+        planned positions.
+
+        :raises AssertionError: The arm did not move.
+        """
+        ts, qs, _ = self.since(sent)
+        assert len(ts), 'no joint states since the plan was sent'
+        if onset > 0.0:
+            span = desired(np.array([duration]))[0] - qa
+            j = int(np.argmax(np.abs(span)))   # the joint that moves farthest
+            crossed = np.flatnonzero((qs[:, j] - qa[j]) / span[j] >= onset)
+            assert crossed.size, 'the arm did not move'
+            share = min(r.real for r in np.roots([6.0, -15.0, 10.0, 0.0, 0.0, -onset])
+                        if abs(r.imag) < 1e-9 and 0.0 < r.real < 1.0)
+            start = ts[crossed[0]] - share * duration
+        else:
+            moving = np.flatnonzero(np.abs(qs - qa).max(axis=1) > 1e-4)
+            assert moving.size, 'the arm did not move'
+            start = ts[moving[0]] - period
+        inside = (ts >= start) & (ts <= start + duration)
+        return float(np.sqrt(np.mean((qs[inside] - desired(ts[inside] - start)) ** 2)))
+
 
 Desired = Callable[[np.ndarray], np.ndarray]
 
