@@ -115,7 +115,7 @@ class TrajectoryControllerNode(GuardedNode):
         group = MutuallyExclusiveCallbackGroup()
         self.source = RobotDescriptionSource(self, urdf, build, on_model=self._prepare,
                                              callback_group=MutuallyExclusiveCallbackGroup())
-        # each joint state on a thread of its own (run_node starts it; the executor's before)
+        # joint states and contact flags (one per sample each) on a thread of their own
         self._lane = self.create_lane('joint_states')
         self.create_subscription(JointState, JOINT_STATES, self.joint_states_callback,
                                  JOINT_STATES_QOS, callback_group=self._lane.group)
@@ -127,7 +127,7 @@ class TrajectoryControllerNode(GuardedNode):
         if self.p.observer_namespace.strip('/'):
             self.contact_topic = self.create_subscription(
                 Contact, child_name(self.p.observer_namespace, 'contact'),
-                self.contact_callback, CONTACT_QOS, callback_group=group).topic_name
+                self.contact_callback, CONTACT_QOS, callback_group=self._lane.group).topic_name
         action = follow_joint_trajectory()
         self._goals = None if action is None else TrajectoryGoals(
             self, action, check=self._check_goal, start=self.start_trajectory,
