@@ -49,6 +49,9 @@ VALIDATE_EXAMPLE = ('example:\n  manip-dynamics identify validate cobot7 held_ou
                     'cobot7_joint_dynamics.yaml --plot validation.png')
 SIMULATE_EXAMPLE = ('example:\n  manip-dynamics identify simulate cobot7 --excitation '
                     'excite.yaml --duration 30 --out sim_run')
+#: ``identify fit``: a joint's samples slower than this [rad/s or m/s] are left out (at rest
+#: its dry friction holds an unknown torque; identification.estimation's docstring).
+MIN_SPEED = 0.02
 
 
 def _progress(args: argparse.Namespace, label: str):
@@ -204,7 +207,7 @@ def cmd_fit(args: argparse.Namespace, out: TextIO) -> int:
     samples = prepare(recording, cutoff_hz=args.cutoff)
     friction = not args.no_friction
     base = model.base_parameters(friction=friction, armature=args.armature)
-    ls = least_squares(model, samples, base, offset=args.offset)
+    ls = least_squares(model, samples, base, offset=args.offset, min_speed=args.min_speed)
     bar, close = _progress(args, 'fit')
     _, fixed = link_parameters(model, text)
     result = physically_consistent(
@@ -413,6 +416,9 @@ def register(sub, shared: argparse.ArgumentParser, parser_class) -> None:
     q.add_argument('--no-friction', action='store_true', help='do not fit friction')
     q.add_argument('--armature', action='store_true', help='fit rotor inertias')
     q.add_argument('--offset', action='store_true', help='fit a torque offset per joint')
+    q.add_argument('--min-speed', type=float, default=MIN_SPEED, metavar='RAD/S',
+                   help="leave out a joint's samples slower than this: at rest its dry "
+                   'friction holds an unknown torque (%g; 0 keeps them)' % MIN_SPEED)
     q.add_argument('--regularization', type=float, default=1e-3,
                    help='pull towards the URDF, relative to one sample (1e-3)')
 

@@ -24,6 +24,12 @@ least squares).  The covariance ``(W^T W)^-1`` of the weighted system gives the 
 deviation of every base parameter, scaled by ``f_kept / (2 f_c)`` when the kept samples are
 denser than the filter's bandwidth ``f_c`` makes them independent; the condition number of
 the weighted base regressor is reported (a few hundred: a well-excited trajectory).
+A joint's rows of the samples where it moves slower than ``min_speed`` are left out of
+both fits: at rest a joint's dry friction takes any torque between ``-f_c`` and ``f_c``
+(static friction, set by what happened before), which no function of the state predicts,
+so those rows would push the gravity parameters by up to the friction level. (On a MuJoCo
+arm with twice cobot7's friction this took the identified gravity torques at a hold pose
+from 0.30 N m off the engine's to 0.05; on UR5 from 0.52 to 0.02; docs/IDENTIFICATION.md.)
 
 **Physically consistent estimate** (Wensing, Kim and Slotine, IEEE RA-L 2017; the
 log-Cholesky parametrisation of Rucker and Wensing, IEEE RA-L 2022): every link's
@@ -66,7 +72,8 @@ class LeastSquaresResult:
     ``rows``: indices of the :class:`BaseParameters` rows estimated (offset rows left out
     unless fitted); ``names``, ``values``, ``std`` (r,) of those base parameters;
     ``condition`` of the weighted base regressor; ``sigma`` (n,) per-joint residual
-    standard deviation [N m]; ``samples``: number of states used.
+    standard deviation [N m]; ``samples``: number of states used; ``min_speed``: the speed
+    [rad/s or m/s] below which a joint's rows were left out.
     """
 
     base: BaseParameters
@@ -77,6 +84,7 @@ class LeastSquaresResult:
     condition: float
     sigma: FloatArray
     samples: int
+    min_speed: float = 0.0
 
     @property
     def K(self) -> FloatArray:  # noqa: N802 - the usual name of the map
@@ -102,8 +110,14 @@ def _rows(base: BaseParameters, offset: bool) -> NDArray[np.int64]:
     return np.array(keep, dtype=np.int64)
 
 
+def _moving(samples: Samples, min_speed: float) -> NDArray[np.bool_]:
+    """Return (K, n): whether each joint moves at least ``min_speed`` in each sample."""
+    return np.abs(samples.qd) >= min_speed
+
+
 def _weighted_system(model, samples: Samples, base: BaseParameters, rows: NDArray[np.int64],
-                     sigma: FloatArray | None) -> tuple[FloatArray, FloatArray]:
+                     sigma: FloatArray | None, min_speed: float
+                     ) -> tuple[FloatArray, FloatArray]:
     cols = base.independent[rows]
     if samples.full is not None:
         q, qd, qdd, tau_raw = samples.full
@@ -117,11 +131,15 @@ def _weighted_system(model, samples: Samples, base: BaseParameters, rows: NDArra
     if sigma is not None:
         w = w / sigma[None, :, None]
         tau = tau / sigma[None, :]
+    if min_speed > 0.0:
+        moving = _moving(samples, min_speed)
+        w = w * moving[..., None]
+        tau = tau * moving
     return w.reshape(-1, rows.size), tau.reshape(-1)
 
 
-def least_squares(model, samples: Samples, base: BaseParameters, *, offset: bool = False
-                  ) -> LeastSquaresResult:
+def least_squares(model, samples: Samples, base: BaseParameters, *, offset: bool = False,
+                  min_speed: float = 0.0) -> LeastSquaresResult:
     """
     Estimate the base parameters by weighted least squares (Gautier and Khalil).
 
@@ -130,18 +148,30 @@ def least_squares(model, samples: Samples, base: BaseParameters, *, offset: bool
     :param samples: Filtered samples (:func:`manip_dynamics.identification.data.prepare`).
     :param base: Base parameters; with ``friction`` the friction columns are fitted.
     :param offset: Also fit a constant torque offset per joint.
+    :param min_speed: Leave out each joint's rows of the samples where it moves slower than
+        this [rad/s or m/s]; 0 keeps every row. ``manip-dynamics identify fit`` uses
+        :data:`manip_dynamics.cli.identify.MIN_SPEED` (see the module docstring).
     :return: :class:`LeastSquaresResult`.
-    :raises InputError: The samples do not excite every base parameter (rank deficient).
+    :raises InputError: The samples do not excite every base parameter (rank deficient),
+        or a joint never moves as fast as ``min_speed``.
     """
+    if not (min_speed >= 0.0 and math.isfinite(min_speed)):
+        raise InputError('min_speed must be finite and >= 0, got %r' % (min_speed,))
     rows = _rows(base, offset)
     n = model.dof
     count = samples.q.shape[0]
-    if count * n <= rows.size:
+    kept = (_moving(samples, min_speed).sum(axis=0) if min_speed > 0.0
+            else np.full(n, count))
+    if np.any(kept == 0):
+        raise InputError('joint %s never moves as fast as min_speed %g: nothing to fit it '
+                         'on (move it, or lower min_speed)' % (
+                             model.joint_names[int(np.argmin(kept))], min_speed))
+    if int(kept.sum()) <= rows.size:
         raise InputError('%d samples of %d joints cannot determine %d base parameters' % (
             count, n, rows.size))
     sigma = None
     for _ in range(2):   # ordinary, then weighted by each joint's residual level
-        w, y = _weighted_system(model, samples, base, rows, sigma)
+        w, y = _weighted_system(model, samples, base, rows, sigma, min_speed)
         gram, rhs = _gram(w, y)
         eig = np.linalg.eigvalsh(gram)
         if not eig[0] > 1e-12 * eig[-1]:
@@ -151,10 +181,10 @@ def least_squares(model, samples: Samples, base: BaseParameters, *, offset: bool
         values = np.linalg.solve(gram, rhs)
         residual = (y - w @ values).reshape(count, n)
         if sigma is None:
-            dof = max(1.0, count - rows.size / n)
+            dof = np.maximum(1.0, kept - rows.size / n)
             sigma = np.sqrt(np.sum(residual ** 2, axis=0) / dof)
             sigma = np.maximum(sigma, 1e-9 * max(float(sigma.max()), 1e-12))
-    s2 = float(np.sum(residual ** 2)) / max(1, count * n - rows.size)
+    s2 = float(np.sum(residual ** 2)) / max(1, int(kept.sum()) - rows.size)
     cov = s2 * np.linalg.inv(gram)
     if samples.cutoff_hz and count > 1:
         # the filtered residual has the filter's bandwidth: samples kept faster than twice
@@ -164,7 +194,7 @@ def least_squares(model, samples: Samples, base: BaseParameters, *, offset: bool
     return LeastSquaresResult(
         base=base, rows=rows, names=tuple(base.names[k] for k in rows), values=values,
         std=np.sqrt(np.maximum(np.diag(cov), 0.0)), condition=math.sqrt(eig[-1] / eig[0]),
-        sigma=sigma, samples=count)
+        sigma=sigma, samples=count, min_speed=float(min_speed))
 
 
 # ---------------------------------------------------------------------- log-Cholesky
@@ -274,7 +304,7 @@ def physically_consistent(model, samples: Samples, ls: LeastSquaresResult, *,
         fixed_params, dtype=np.float64).reshape(n, BODY_PARAMETERS)
     own0 = nominal[:BODY_PARAMETERS * n].reshape(n, BODY_PARAMETERS) - fixed
     # weighted, compressed data term: ||C^T K pi - C^-1 g|| (C C^T = W^T W)
-    w, y = _weighted_system(model, samples, base, ls.rows, ls.sigma)
+    w, y = _weighted_system(model, samples, base, ls.rows, ls.sigma, ls.min_speed)
     gram, rhs = _gram(w, y)
     chol = np.linalg.cholesky(gram)
     target = np.linalg.solve(chol, rhs)
