@@ -40,8 +40,9 @@ fi
 workers=${MD_TEST_WORKERS:-$(nproc 2>/dev/null || echo 1)}
 (( workers > 4 )) && workers=4
 # (called as `run_pytest ... || rc=$?`: a failing pass does not end the script)
+# (--durations: each pass ends with its slowest tests, so CI logs say where the time goes)
 run_pytest() {
-  python -m pytest test -ra -p no:cacheprovider "${plugins[@]}" "$@"
+  python -m pytest test -ra -p no:cacheprovider --durations=25 "${plugins[@]}" "$@"
 }
 if [[ $# -gt 0 || ${workers} -lt 2 ]] || ! python -c 'import xdist' 2>/dev/null; then
   rc=0

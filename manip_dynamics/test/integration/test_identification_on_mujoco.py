@@ -59,7 +59,9 @@ def test_identification_through_ros_corrects_the_model_of_a_mujoco_arm(tmp_path)
     summary = yaml.safe_load((out / 'summary.yaml').read_text())
     described = max(summary['hold_drift_described_mrad'])
     identified = max(summary['hold_drift_identified_mrad'])
-    assert identified < 10.0 and identified < 0.1 * described, summary
+    # 2 mrad per joint (0.19 mrad here, 2026-12-02; 3.3 mrad before the fit left out the
+    # samples at rest)
+    assert identified < 2.0 and identified < 0.1 * described, summary
     # MuJoCo's gravity torques of the true arm at the hold pose are the reference
     nominal = RobotModel.from_urdf_file(urdf_path('cobot7'))
     arm = MujocoArm(nominal, str(out / 'true_arm.xml'), HOLD)
@@ -69,4 +71,5 @@ def test_identification_through_ros_corrects_the_model_of_a_mujoco_arm(tmp_path)
     fitted = RobotModel.from_urdf_file(str(out / 'identified.urdf'))
     before = np.abs(nominal.gravity_torques(HOLD) - true_gravity).max()
     after = np.abs(fitted.gravity_torques(HOLD) - true_gravity).max()
-    assert after < 0.2 * before, (before, after)
+    # 0.012 here (4.04 -> 0.048 N m off MuJoCo's)
+    assert after < 0.05 * before, (before, after)
