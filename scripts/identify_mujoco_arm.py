@@ -101,6 +101,34 @@ def hold_drift(xml: str, true_arm: str, pose, seconds: float, label: str,
     return np.abs(recording.q - recording.q[0]).max(axis=0)
 
 
+def read_run(folder: str) -> dict:
+    """
+    Return what a finished run of this script left in ``folder``.
+
+    Read by scripts/mujoco_moves.py and scripts/mujoco_tracking.py. Keys: ``start`` (n,)
+    the excitation's first positions [rad or m]; ``described`` and ``identified``, URDF
+    texts; ``dynamics``, the identified joint_dynamics node parameters; ``overrides``, the
+    same as :meth:`RobotModel.with_joint_dynamics` takes them; ``true_arm``, the MuJoCo
+    arm's path.
+    """
+    from manip_dynamics.identification.urdf_writer import read_joint_dynamics_yaml
+
+    folder = os.path.abspath(folder)
+
+    def text(name: str) -> str:
+        with open(os.path.join(folder, name), encoding='utf-8') as stream:
+            return stream.read()
+    summary = yaml.safe_load(text('summary.yaml'))   # written last: the run finished
+    with open(summary['description'], encoding='utf-8') as stream:
+        described = stream.read()
+    dynamics = text('identified_joint_dynamics.yaml')
+    return {'start': np.array(yaml.safe_load(text('excite.yaml'))['points'][0]['positions']),
+            'described': described, 'identified': text('identified.urdf'),
+            'dynamics': yaml.safe_load(dynamics)['/**']['ros__parameters'],
+            'overrides': read_joint_dynamics_yaml(dynamics),
+            'true_arm': os.path.join(folder, 'true_arm.xml')}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the procedure; print and write the figures."""
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[1])

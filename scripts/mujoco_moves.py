@@ -35,8 +35,8 @@ import sys
 import threading
 import time
 
+from identify_mujoco_arm import read_run   # beside this script
 import numpy as np
-import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'manip_dynamics'))
@@ -148,27 +148,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--seed', type=int, default=0, help='seed of the targets (0)')
     args = parser.parse_args(argv)
     apply_loopback_environment()
-    folder = os.path.abspath(args.run)
-    with open(os.path.join(folder, 'excite.yaml'), encoding='utf-8') as stream:
-        start = np.array(yaml.safe_load(stream)['points'][0]['positions'])
-    described_path = yaml.safe_load(open(os.path.join(folder, 'summary.yaml'),
-                                         encoding='utf-8'))['description']
-    with open(described_path, encoding='utf-8') as stream:
-        described = stream.read()
-    with open(os.path.join(folder, 'identified.urdf'), encoding='utf-8') as stream:
-        identified = stream.read()
-    with open(os.path.join(folder, 'identified_joint_dynamics.yaml'), encoding='utf-8') as s:
-        dynamics = yaml.safe_load(s)['/**']['ros__parameters']
+    found = read_run(args.run)
+    start, described, identified = found['start'], found['described'], found['identified']
     model = RobotModel.from_urdf_string(described)
     rng = np.random.default_rng(args.seed)
     lower = model.position_lower + 0.05
     upper = model.position_upper - 0.05
     targets = [np.clip(start + rng.uniform(-0.3, 0.3, model.dof), lower, upper)
                for _ in range(args.moves)]
-    true_arm = os.path.join(folder, 'true_arm.xml')
     for label, xml, extra in (('described', described, {}),
-                              ('identified', identified, dynamics)):
-        print(run(label, xml, extra, true_arm, start, targets), flush=True)
+                              ('identified', identified, found['dynamics'])):
+        print(run(label, xml, extra, found['true_arm'], start, targets), flush=True)
     return 0
 
 

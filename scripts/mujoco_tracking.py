@@ -36,10 +36,9 @@ import argparse
 import os
 import sys
 import threading
-import time
 
+from identify_mujoco_arm import read_run   # beside this script
 import numpy as np
-import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'manip_dynamics'))
@@ -56,16 +55,6 @@ DELAY_BUDGET = 2.0 / RATE
 PLAN_TIME = 2.0
 #: The plan's move from the start pose [rad], as the CI chain test moves cobot7 (first n).
 MOVE = np.array([0.5, 0.3, -0.4, 0.4, 0.6, -0.3, 0.8])
-
-
-def wait_simulated(watch, seconds: float, timeout: float = 120.0) -> None:
-    """Wait until the arm's clock (joint state stamps) has advanced ``seconds`` [s]."""
-    begin = watch.last()[0]
-    deadline = time.monotonic() + timeout
-    while watch.last()[0] < begin + seconds:
-        if time.monotonic() > deadline:
-            raise RuntimeError('the arm clock did not advance %g s in %g s' % (seconds, timeout))
-        time.sleep(0.02)
 
 
 def run(label: str, xml: str, dynamics: dict, true_arm: str, designed: RobotModel,
@@ -104,15 +93,13 @@ def run(label: str, xml: str, dynamics: dict, true_arm: str, designed: RobotMode
             'robot_description': xml, 'observer_namespace': '', **dynamics})
         wait_for_log(procs['simulator'], 'brakes released', 300.0)
         wait_for_log(procs['feedforward_filter'], 'JTC appeared', 300.0)
-        while not watch.states:
-            time.sleep(0.05)
-        wait_simulated(watch, 2.0)
+        watch.wait_simulated(2.0, 60.0, timeout=120.0)
         qa = watch.last()[1]
         sag = float(np.abs(qa - q0).max())
         plan, desired = quintic_plan(names, qa, qb, PLAN_TIME)
         sent = watch.last()[0]
         plans.publish(plan)
-        wait_simulated(watch, PLAN_TIME + 1.5)
+        watch.wait_simulated(PLAN_TIME + 1.5, 60.0, timeout=120.0)
         rms = watch.tracking_rms(sent, desired, qa, PLAN_TIME, 1.0 / RATE)
         end = float(np.abs(watch.last()[1] - qb).max())
     finally:
@@ -137,31 +124,20 @@ def main(argv: list[str] | None = None) -> int:
                         'each model (described)')
     args = parser.parse_args(argv)
     apply_loopback_environment()
-    folder = os.path.abspath(args.run)
-    with open(os.path.join(folder, 'excite.yaml'), encoding='utf-8') as stream:
-        q0 = np.array(yaml.safe_load(stream)['points'][0]['positions'])
-    with open(os.path.join(folder, 'summary.yaml'), encoding='utf-8') as stream:
-        described_path = yaml.safe_load(stream)['description']
-    with open(described_path, encoding='utf-8') as stream:
-        described_xml = stream.read()
-    with open(os.path.join(folder, 'identified.urdf'), encoding='utf-8') as stream:
-        identified_xml = stream.read()
-    with open(os.path.join(folder, 'identified_joint_dynamics.yaml'), encoding='utf-8') as s:
-        dynamics = yaml.safe_load(s)['/**']['ros__parameters']
-    described = RobotModel.from_urdf_string(described_xml)
-    fitted = dynamics['joint_dynamics']
-    identified = (RobotModel.from_urdf_string(identified_xml).with_joint_dynamics(**{
-        key: dict(zip(fitted['joint_names'], fitted[key]))
-        for key in ('damping', 'friction', 'armature')}) if args.gains == 'own' else described)
+    found = read_run(args.run)
+    q0 = found['start']
+    described = RobotModel.from_urdf_string(found['described'])
+    identified = (RobotModel.from_urdf_string(found['identified']).with_joint_dynamics(
+        **found['overrides']) if args.gains == 'own' else described)
     qb = np.clip(q0 + MOVE[:described.dof], described.position_lower + 0.05,
                  described.position_upper - 0.05)
-    true_arm = os.path.join(folder, 'true_arm.xml')
     figures: dict[str, list] = {'described': [], 'identified': []}
     for k in range(args.runs):
         for label, xml, extra, designed in (
-                ('described', described_xml, {}, described),
-                ('identified', identified_xml, dynamics, identified)):
-            result = run(label, xml, extra, true_arm, designed, q0, qb, args.busy_core, k)
+                ('described', found['described'], {}, described),
+                ('identified', found['identified'], found['dynamics'], identified)):
+            result = run(label, xml, extra, found['true_arm'], designed, q0, qb,
+                         args.busy_core, k)
             figures[label].append(result['rms_mrad'])
             print({'run': k + 1, **result}, flush=True)
     before, after = np.median(figures['described']), np.median(figures['identified'])

@@ -32,12 +32,12 @@ import os
 import threading
 import time
 from types import ModuleType
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 import weakref
 
 import pytest
 
-from manip_dynamics.ros.runtime.node_process import read_log  # noqa: F401 - for the tests
+from manip_dynamics.ros.runtime.node_process import read_log, wait_until  # noqa: F401
 from manip_dynamics.ros.runtime.node_process import wait_for_log as wait_for_text
 
 REQUIRE_INTERFACES_VARIABLE = 'MANIP_DYNAMICS_REQUIRE_INTERFACES'
@@ -164,25 +164,6 @@ def spun_node(name: str) -> Iterator[Any]:
         rclpy.try_shutdown(context=context)
 
 
-def wait_until(what: Callable[[], Any], timeout: float, message: str) -> Any:
-    """
-    Poll ``what`` every 20 ms until it returns a true value.
-
-    :param what: The condition.
-    :param timeout: Longest wait [s].
-    :param message: The assertion message when the wait times out.
-    :return: The first true value.
-    :raises AssertionError: ``what`` stayed false for ``timeout`` s.
-    """
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = what()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(message)
-
-
 def push_ros_time(answer: Any) -> float | None:
     """Return the ROS time [s] simulator_node's ~/apply_wrench answer says it took the push."""
     import re
@@ -221,21 +202,8 @@ def call_service(node: Any, srv_type: Any, name: str, request: Any, timeout: flo
 
 
 def wait_simulated(watch: Any, seconds: float) -> float:
-    """
-    Wait until the joint states' stamps (simulated time) advance by ``seconds``.
-
-    A chain in co-simulation runs slower than the wall clock on a loaded machine (0.4 of it
-    at times on Kilted's CI run), so a plan is waited for on the arm's own clock.
-
-    :param watch: A :class:`manip_dynamics.ros.testing.chain_watch.ChainWatch`.
-    :param seconds: Simulated time to wait [s].
-    :return: The newest joint state's stamp [s].
-    """
-    wait_until(lambda: watch.states, STARTUP_TIMEOUT, 'no joint states reached the test')
-    start = watch.last()[0]
-    wait_until(lambda: watch.last()[0] >= start + seconds, 20.0 + 10.0 * seconds,
-               'simulated time did not advance by %g s' % seconds)
-    return watch.last()[0]
+    """Wait as ``ChainWatch.wait_simulated``, the first state within :data:`STARTUP_TIMEOUT`."""
+    return watch.wait_simulated(seconds, STARTUP_TIMEOUT)
 
 
 def urdf_text(name: str) -> str:

@@ -27,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import yaml
 
@@ -146,3 +146,22 @@ def wait_for_log(proc: subprocess.Popen, text: str, timeout: float) -> str:
         time.sleep(0.05)
     raise AssertionError('%r not in the log of %s (exit code %s):\n%s' % (
         text, proc.args[2], proc.poll(), read_log(proc)))
+
+
+def wait_until(what: Callable[[], Any], timeout: float, message: str) -> Any:
+    """
+    Poll ``what`` every 20 ms until it returns a true value.
+
+    :param what: The condition.
+    :param timeout: Longest wait [s].
+    :param message: The assertion message when the wait times out.
+    :return: The first true value.
+    :raises AssertionError: ``what`` stayed false for ``timeout`` s.
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = what()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(message)

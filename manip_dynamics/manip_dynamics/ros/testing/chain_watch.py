@@ -32,6 +32,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from manip_dynamics.control.goal_endings import read_ending_line
 from manip_dynamics.ros.runtime.conversions import duration_msg, stamp_seconds
+from manip_dynamics.ros.runtime.node_process import wait_until
 from manip_dynamics.ros.runtime.qos import CONTACT_QOS
 from manip_dynamics_interfaces.msg import Contact
 
@@ -109,6 +110,28 @@ class ChainWatch:
         """Return the newest state received: (stamp [s], positions, velocities)."""
         with self.lock:
             return self.states[-1]
+
+    def wait_simulated(self, seconds: float, first_timeout: float,
+                       timeout: float | None = None) -> float:
+        """
+        Wait until the joint states' stamps (simulated time) advance by ``seconds``.
+
+        A chain in co-simulation runs slower than the wall clock on a loaded machine (0.4 of
+        it at times on Kilted's CI run), so a plan is waited for on the arm's own clock.
+
+        :param seconds: Simulated time to wait [s].
+        :param first_timeout: Longest wait for the first joint state [s].
+        :param timeout: Longest wall-clock wait for the advance [s]; default
+            ``20 + 10 seconds``.
+        :return: The newest joint state's stamp [s].
+        :raises AssertionError: No joint state, or simulated time did not advance in time.
+        """
+        wait_until(lambda: self.states, first_timeout, 'no joint states arrived')
+        start = self.last()[0]
+        wait_until(lambda: self.last()[0] >= start + seconds,
+                   20.0 + 10.0 * seconds if timeout is None else timeout,
+                   'simulated time did not advance by %g s' % seconds)
+        return self.last()[0]
 
     def tracking_rms(self, sent: float, desired: 'Desired', qa: np.ndarray, duration: float,
                      period: float = 0.0, onset: float = 0.0) -> float:
