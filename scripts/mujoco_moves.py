@@ -20,13 +20,14 @@ Takes the folder ``scripts/identify_mujoco_arm.py`` wrote (the true MuJoCo arm, 
 identified URDF and joint_dynamics file) and, for the description and for the identified
 model in turn: simulator_node (``engine: mujoco``, lockstep, /clock) as the arm,
 trajectory_controller and external_torque_observer (their config/ files, the story's
-parameters) with that model, and ``--moves`` plans of 2 s each to seeded targets within
-0.3 rad of the start pose. Nothing touches the arm, so every contact flag is a false one;
+parameters, and the observer's ``stiction`` as the launch files set it on MuJoCo) with that
+model, and ``--moves`` plans of 2 s each to seeded targets within 0.3 rad of the start pose. Nothing touches the arm, so every contact flag is a false one;
 after one, ``~/resume`` lets the next plan run. Prints, per model, the moves with a false
 contact (the flag up at any of their samples) and the largest normalised residual while
 moving (1 = the threshold). Usage::
 
     python scripts/mujoco_moves.py --run out/identify_mujoco [--moves 20] [--seed 0]
+        [--stiction true|false]
 """
 
 import argparse
@@ -57,8 +58,8 @@ def stamp(msg) -> float:
 
 
 def run(label: str, xml: str, dynamics: dict, true_arm: str, start: np.ndarray,
-        targets: list[np.ndarray]) -> dict:
-    """Run the moves with one model; return its figures."""
+        targets: list[np.ndarray], stiction: bool) -> dict:
+    """Run the moves with one model (the observer's ``stiction`` given); return its figures."""
     import rclpy
     from rclpy.qos import QoSProfile, ReliabilityPolicy
     from sensor_msgs.msg import JointState
@@ -90,7 +91,7 @@ def run(label: str, xml: str, dynamics: dict, true_arm: str, start: np.ndarray,
     try:
         procs['observer'] = start_node('external_torque_observer', 'external_torque_observer',
                                        {**config_parameters('external_torque_observer'),
-                                        **common})
+                                        **common, 'stiction': stiction})
         wait_for_log(procs['observer'], 'observer for', 120.0)
         procs['controller'] = start_node('trajectory_controller', 'trajectory_controller', {
             **config_parameters('trajectory_controller'), **common, 'timeout': 0.5})
@@ -146,6 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--run', required=True, help='folder identify_mujoco_arm.py wrote')
     parser.add_argument('--moves', type=int, default=20, help='plans per model (20)')
     parser.add_argument('--seed', type=int, default=0, help='seed of the targets (0)')
+    parser.add_argument('--stiction', choices=('true', 'false'), default='true',
+                        help="the observer's stiction (true: as the launch files run it on "
+                             'MuJoCo, whose dry friction sticks)')
     args = parser.parse_args(argv)
     apply_loopback_environment()
     found = read_run(args.run)
@@ -158,7 +162,8 @@ def main(argv: list[str] | None = None) -> int:
                for _ in range(args.moves)]
     for label, xml, extra in (('described', described, {}),
                               ('identified', identified, found['dynamics'])):
-        print(run(label, xml, extra, found['true_arm'], start, targets), flush=True)
+        print(run(label, xml, extra, found['true_arm'], start, targets,
+                  args.stiction == 'true'), flush=True)
     return 0
 
 

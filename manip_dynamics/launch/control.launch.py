@@ -76,8 +76,9 @@ from launch_ros.actions import Node
 from manip_dynamics.ros.launch_support.launch_helpers import (
     COMPENSATION_ABOVE_NODES, executable_path, FILTER_ABOVE_NODES, is_true,
     LaunchArgumentError, loop_priority, MANAGER_ABOVE_NODES, manager_prefix,
-    missing_executables, missing_message, MUJOCO_MODEL_HELP, NODE_PRIORITY, priority_above,
-    robot_description, SIMULATOR_ABOVE_NODES, state_publisher_wanted)
+    missing_executables, missing_message, MUJOCO_MODEL_HELP, NODE_PRIORITY,
+    OBSERVER_STICTION_HELP, observer_stiction, priority_above, robot_description,
+    SIMULATOR_ABOVE_NODES, state_publisher_wanted)
 from manip_dynamics.ros.launch_support.launch_nodes import (
     config_file, description_node, in_namespace, launch_namespace, observer_node,
     remove_on_shutdown, rviz_node, stop_launch, trajectory_nodes, viewer_node)
@@ -269,7 +270,8 @@ def _nodes(context: LaunchContext) -> list:
     # behind the controller_manager a command acts about 1.5 update cycles after it is sent
     delay = arg('observer_command_delay').strip()
     observer = {'effort_source': arg('observer_effort_source'), 'commands_topic': commands,
-                'command_delay': float(delay) if delay else COMMAND_DELAY_CYCLES / update_rate}
+                'command_delay': float(delay) if delay else COMMAND_DELAY_CYCLES / update_rate,
+                'stiction': observer_stiction(arg('observer_stiction'), hardware)}
     if trajectory_controller:
         nodes += trajectory_nodes(timeout, loop, _stop('trajectory_controller'), observer)
     elif gravity_compensation and flag('observer'):
@@ -327,6 +329,8 @@ def generate_launch_description() -> LaunchDescription:
                                           'state it belongs to) or commands (the effort '
                                           "controller's input, for hardware without an "
                                           'effort state)'),
+        DeclareLaunchArgument('observer_stiction', default_value='',
+                              description=OBSERVER_STICTION_HELP),
         DeclareLaunchArgument('observer_command_delay', default_value='',
                               description='Observer command_delay [s]; empty = %g update '
                                           'cycles' % COMMAND_DELAY_CYCLES),

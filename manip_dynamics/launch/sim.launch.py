@@ -50,8 +50,9 @@ from launch_ros.actions import Node
 
 from manip_dynamics.ros.launch_support.launch_helpers import (
     is_true, LaunchArgumentError, loop_priority, missing_executables, missing_message,
-    MUJOCO_MODEL_HELP, NODE_PRIORITY, priority_above, robot_description, SIM_HARDWARE,
-    SIMULATOR_ABOVE_NODES, state_publisher_wanted)
+    MUJOCO_MODEL_HELP, NODE_PRIORITY, OBSERVER_STICTION_HELP, observer_stiction,
+    priority_above, robot_description, SIM_HARDWARE, SIMULATOR_ABOVE_NODES,
+    state_publisher_wanted)
 from manip_dynamics.ros.launch_support.launch_nodes import (
     config_file, description_node, in_namespace, launch_namespace, rviz_node, stop_launch,
     trajectory_nodes, viewer_node)
@@ -133,7 +134,8 @@ def _nodes(context: LaunchContext) -> list:
     if trajectory_controller:
         # computed-torque tracking of ~/joint_trajectory, collision reaction with the
         # observer's contact flag; it holds the arm between trajectories
-        nodes += trajectory_nodes(timeout, commanding, _stop('trajectory_controller'), {})
+        nodes += trajectory_nodes(timeout, commanding, _stop('trajectory_controller'), {
+            'stiction': observer_stiction(arg('observer_stiction'), hardware)})
     if rviz:
         nodes += rviz_node(sim_time, _stop('rviz2'), description, namespace)
     if flag('viewer'):
@@ -156,6 +158,8 @@ def generate_launch_description() -> LaunchDescription:
                                           'mujoco_model as the arm)'),
         DeclareLaunchArgument('mujoco_model', default_value='',
                               description=MUJOCO_MODEL_HELP),
+        DeclareLaunchArgument('observer_stiction', default_value='',
+                              description=OBSERVER_STICTION_HELP),
         DeclareLaunchArgument('rviz', default_value='true', description='Start rviz2'),
         DeclareLaunchArgument('robot_state_publisher', default_value='auto',
                               description='Start robot_state_publisher (TF for RViz): true, '

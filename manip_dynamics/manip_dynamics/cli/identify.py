@@ -35,6 +35,7 @@ import sys
 from typing import TextIO
 
 from manip_dynamics.cli import common, formatting as fmt
+from manip_dynamics.observers.momentum_observer import REST_SPEED
 
 EXCITE_EXAMPLE = ('example:\n  manip-dynamics identify excite cobot7 --out excite.yaml '
                   '--csv excite.csv --speed-scale 0.3')
@@ -49,10 +50,6 @@ VALIDATE_EXAMPLE = ('example:\n  manip-dynamics identify validate cobot7 held_ou
                     'cobot7_joint_dynamics.yaml --plot validation.png')
 SIMULATE_EXAMPLE = ('example:\n  manip-dynamics identify simulate cobot7 --excitation '
                     'excite.yaml --duration 30 --out sim_run')
-#: ``identify fit``: a joint's samples slower than this [rad/s or m/s] are left out (at rest
-#: its dry friction holds an unknown torque; identification.estimation's docstring).
-MIN_SPEED = 0.02
-
 
 def _progress(args: argparse.Namespace, label: str):
     if args.json or getattr(args, 'quiet', False):
@@ -416,9 +413,9 @@ def register(sub, shared: argparse.ArgumentParser, parser_class) -> None:
     q.add_argument('--no-friction', action='store_true', help='do not fit friction')
     q.add_argument('--armature', action='store_true', help='fit rotor inertias')
     q.add_argument('--offset', action='store_true', help='fit a torque offset per joint')
-    q.add_argument('--min-speed', type=float, default=MIN_SPEED, metavar='RAD/S',
+    q.add_argument('--min-speed', type=float, default=REST_SPEED, metavar='RAD/S',
                    help="leave out a joint's samples slower than this: at rest its dry "
-                   'friction holds an unknown torque (%g; 0 keeps them)' % MIN_SPEED)
+                   'friction holds an unknown torque (%g; 0 keeps them)' % REST_SPEED)
     q.add_argument('--regularization', type=float, default=1e-3,
                    help='pull towards the URDF, relative to one sample (1e-3)')
 

@@ -47,7 +47,7 @@ import time
 import numpy as np
 
 from manip_dynamics.demo.scenario import config_parameters, HOLD_TOLERANCE
-from manip_dynamics.ros.launch_support.launch_helpers import SIM_HARDWARE
+from manip_dynamics.ros.launch_support.launch_helpers import observer_stiction, SIM_HARDWARE
 from manip_dynamics.ros.parameters.simulator_node import LOOP_TIMEOUT
 from manip_dynamics.ros.runtime.conversions import stamp_seconds
 from manip_dynamics.ros.runtime.discovery import loopback_environment
@@ -560,7 +560,9 @@ def start_nodes(args: argparse.Namespace, xml: str, joint_names: list[str], log_
         'gravity_compensation': {'ramp_time': 0.0, 'timeout': LOOP_TIMEOUT,
                                  'controller_name': 'gravity_compensation'},
         # the story's parameters: config/<node>.yaml, as the launch files give them
-        'external_torque_observer': config_parameters('external_torque_observer'),
+        'external_torque_observer': {
+            **config_parameters('external_torque_observer'),
+            'stiction': observer_stiction('', args.hardware)},   # as the launch files
         # the arm's controller: the hold, the move, the reaction to the push
         'trajectory_controller': {**config_parameters('trajectory_controller'),
                                   'timeout': LOOP_TIMEOUT},

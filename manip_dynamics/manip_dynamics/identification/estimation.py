@@ -150,7 +150,8 @@ def least_squares(model, samples: Samples, base: BaseParameters, *, offset: bool
     :param offset: Also fit a constant torque offset per joint.
     :param min_speed: Leave out each joint's rows of the samples where it moves slower than
         this [rad/s or m/s]; 0 keeps every row. ``manip-dynamics identify fit`` uses
-        :data:`manip_dynamics.cli.identify.MIN_SPEED` (see the module docstring).
+        :data:`manip_dynamics.observers.momentum_observer.REST_SPEED`, the speed under
+        which the observer's ``stiction`` takes a joint as at rest (see the module docstring).
     :return: :class:`LeastSquaresResult`.
     :raises InputError: The samples do not excite every base parameter (rank deficient),
         or a joint never moves as fast as ``min_speed``.

@@ -65,6 +65,24 @@ observer coasts only when the part of the gap they do not explain, ``dt - lost *
 Otherwise a reader that keeps falling behind coasts through a whole contact (by hand behind
 controller_manager 4.46: a 0.3 s push missed while coasting).
 
+Dry friction that sticks (``stiction``).  The model's Coulomb term ``f_c tanh(qd / v_s)`` is
+zero at rest, but a physical joint's dry friction, like MuJoCo's ``frictionloss``, holds any
+torque up to ``f_c`` there (Craig sec. 6.11: Coulomb friction at zero velocity is "any value
+up to the breakaway force").  Before a planned move breaks away, that held torque (up to the
+whole ``f_c``) showed in r as an external torque: on a UR5 in MuJoCo with 3 N m of dry
+friction, 19 of 20 undisturbed moves raised a false contact 40 to 250 ms in.  With
+``stiction``, at a joint slower than ``rest_speed`` the friction is not the model's value but
+whatever value within ``b qd +- f_c`` brings ``r_i`` closest to zero::
+
+    F_i = clip(F_model,i - r_i / g_i, b_i qd_i - f_c,i, b_i qd_i + f_c,i),
+    g_i = k_i dt / (1 + k_i dt)      (dr_i / dF_i in the update above)
+
+and ``beta`` and ``z`` use that value, so ``r_k = K (p_k - p_0 - z_k)`` still holds.  The
+price: an external torque on a joint at rest shows reduced by up to that joint's ``f_c`` (as
+it must: such a torque is what the friction could be holding), 2 ``f_c`` against a friction
+that was already holding the other way.  Off by default: the suite's simulator has no
+stiction (docs/THEORY.md), and there the same term would bias r.
+
 M, C and g are the model's (:meth:`RobotModel.mass_matrix`, :meth:`coriolis_matrix`,
 :meth:`gravity_torques`), payloads included; F is :meth:`RobotModel.friction_torques`
 when ``include_friction``.  Whatever the model gets wrong (mass, friction, a torque sensor's
@@ -89,6 +107,12 @@ DEFAULT_STALL_GAP = 0.02
 #: Weight of a new gap-free spacing in the running mean that says how long a lost sample
 #: stood for (``update``'s ``lost``): about the last 20 samples.
 SPACING_WEIGHT = 0.05
+#: Default speed [rad/s or m/s] under which a joint counts as at rest, where dry friction
+#: holds an unknown torque up to its Coulomb level: the observer's ``rest_speed`` (with
+#: ``stiction``) and ``manip-dynamics identify fit --min-speed`` (the rows it leaves out).
+#: Twice the model's default width of the smooth Coulomb sign (0.01 rad/s), where that sign
+#: has reached 96 %.
+REST_SPEED = 0.02
 
 
 def observer_gains(gains: ArrayLike | float, n: int) -> FloatArray:
@@ -132,7 +156,8 @@ class MomentumObserver:
 
     def __init__(self, model, gains: ArrayLike | float, *, include_friction: bool = True,
                  include_armature: bool = True, max_step: float = DEFAULT_MAX_STEP,
-                 stall_gap: float = DEFAULT_STALL_GAP) -> None:
+                 stall_gap: float = DEFAULT_STALL_GAP, stiction: bool = False,
+                 rest_speed: float = REST_SPEED) -> None:
         """
         Set up an observer; it starts at the first :meth:`update`.
 
@@ -147,7 +172,12 @@ class MomentumObserver:
         :param max_step: Largest sample spacing [s]; a longer gap restarts the observer.
         :param stall_gap: A sample spacing longer than this [s] (up to ``max_step``) makes
             the observer coast for half as long (module docstring); ``inf`` never.
-        :raises InputError: Bad gains, max_step or stall_gap.
+        :param stiction: At a joint slower than ``rest_speed``, take the friction as any value
+            up to its Coulomb level that explains the residual (module docstring); needs
+            ``include_friction``.
+        :param rest_speed: [rad/s or m/s], >= 0.
+        :raises InputError: Bad gains, max_step, stall_gap or rest_speed; ``stiction``
+            without ``include_friction``.
         """
         self._model = model
         self._n = model.dof
@@ -162,6 +192,15 @@ class MomentumObserver:
             raise InputError('stall_gap must be > 0 [s] (inf: never coast), got %r'
                              % (stall_gap,))
         self._stall_gap = float(stall_gap)
+        if not (isinstance(rest_speed, (int, float)) and math.isfinite(rest_speed)
+                and rest_speed >= 0.0):
+            raise InputError('rest_speed must be finite and >= 0 [rad/s], got %r'
+                             % (rest_speed,))
+        if stiction and not include_friction:
+            raise InputError('stiction needs include_friction (the friction at rest is a '
+                             'part of the friction the observer subtracts)')
+        self._stiction = bool(stiction)
+        self._rest_speed = float(rest_speed)
         self._spacing: float | None = None   # the stream's gap-free spacing [s], running mean
         self._coast_until = -math.inf
         self._coasting = False
@@ -301,6 +340,8 @@ class MomentumObserver:
         k = self._k
         with np.errstate(over='ignore', invalid='ignore'):  # checked on the next line
             r = k * (p - self._p0 - self._z - dt * beta) / (1.0 + dt * k)
+            if self._stiction:
+                r, beta = self._held_by_friction(qd, dt, r, beta)
         if not (all_finite(r) and all_finite(beta)):
             # an overflow in the sums: the history is lost, start again at the next sample
             self.reset()
@@ -310,3 +351,23 @@ class MomentumObserver:
         self._r = r
         self._t = t
         return r.copy()
+
+    def _held_by_friction(self, qd: FloatArray, dt: float, r: FloatArray,
+                          beta: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """
+        Return ``(r, beta)`` with each joint at rest's friction set to explain r (stiction).
+
+        See the module docstring: ``F_i = clip(F_model,i - r_i / g_i, b qd -+ f_c)``.
+        """
+        rest = np.abs(qd) < self._rest_speed
+        model = self._model
+        coulomb = model.coulomb_friction
+        rest &= coulomb > 0.0
+        if not rest.any():
+            return r, beta
+        gain = self._k * dt / (1.0 + self._k * dt)
+        smooth = model.friction_torques(qd)
+        viscous = model.damping * qd
+        held = np.clip(smooth - r / gain, viscous - coulomb, viscous + coulomb)
+        change = np.where(rest, held - smooth, 0.0)
+        return r + gain * change, beta - change

@@ -208,8 +208,9 @@ def test_a_move_into_a_table_is_flagged_and_stopped(ros, tmp_path):
     procs = {}
     try:
         for name, module, params, ready in (
+                # stiction: as the launch files run the observer on MuJoCo
                 ('external_torque_observer', 'external_torque_observer',
-                 {'robot_description': xml}, 'observer for'),
+                 {'robot_description': xml, 'stiction': True}, 'observer for'),
                 ('trajectory_controller', 'trajectory_controller',
                  {'robot_description': xml, 'timeout': TIMEOUT}, 'controlling joints')):
             procs[name] = start_node(module, name, params)

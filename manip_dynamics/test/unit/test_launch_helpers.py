@@ -97,6 +97,18 @@ def test_is_true_rejects_other_text() -> None:
         lh.is_true('maybe')
 
 
+def test_observer_stiction_follows_the_hardware_unless_given() -> None:
+    """Empty: on where the arm's dry friction sticks (MuJoCo, a real driver), off elsewhere."""
+    sticks = {'mujoco': True, 'description': True, 'simulator': False, 'topic_based': False,
+              'mock': False}
+    for hardware, expected in sticks.items():
+        assert lh.observer_stiction('', hardware) is expected
+        assert lh.observer_stiction(' true', hardware) is True
+        assert lh.observer_stiction('false', hardware) is False
+    with pytest.raises(lh.LaunchArgumentError, match='observer_stiction'):
+        lh.observer_stiction('sometimes', 'mujoco')
+
+
 def test_loop_priority_reads_0_to_99_and_names_the_argument() -> None:
     assert lh.loop_priority('0') == {'thread_priority': 0}
     assert lh.loop_priority(' 50 ') == {'thread_priority': 50}

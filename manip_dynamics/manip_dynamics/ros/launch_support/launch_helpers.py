@@ -176,6 +176,27 @@ SIM_HARDWARE = {'simulator': 'suite', 'mujoco': 'mujoco'}
 MUJOCO_MODEL_HELP = ('hardware:=mujoco: MJCF or URDF file of the arm and its scene '
                      '(manip-dynamics mujoco-arm writes one); empty = the description '
                      'compiled by MuJoCo')
+#: The ``observer_stiction`` launch argument of sim.launch.py and control.launch.py.
+OBSERVER_STICTION_HELP = ("external_torque_observer's stiction: true for an arm whose dry "
+                          'friction sticks at rest (a physical arm: a breakaway from rest is '
+                          'then no contact), false for one whose does not; empty = true '
+                          "with MuJoCo as the arm (its frictionloss sticks) and on a real "
+                          "driver, false on the suite's simulator and the mock")
+
+
+def observer_stiction(value: str, hardware: str) -> bool:
+    """
+    Return the observer's ``stiction`` for the ``observer_stiction`` launch argument.
+
+    :param value: The argument: true, false, or empty (:data:`OBSERVER_STICTION_HELP`).
+    :param hardware: The launch's ``hardware`` argument.
+    :raises LaunchArgumentError: Not true, false or empty.
+    """
+    if value.strip():
+        return is_true(value, 'observer_stiction')
+    return hardware not in ('simulator', 'topic_based', 'mock')
+
+
 #: How far above the nodes' priority control.launch.py runs feedforward_filter: a goal's
 #: acceptance waits for its goal callback (5 to 10 ms of work), which at the nodes' own
 #: priority queued behind the compensation and the observer. By hand behind the real

@@ -127,6 +127,8 @@ class ExternalTorqueObserverNode(GuardedNode):
         self.thresholds = values.thresholds or []
         self.hysteresis = values.hysteresis
         self.include_friction = values.subtract_friction
+        self.stiction = values.stiction
+        self.rest_speed = values.rest_speed
         self.max_step = values.max_step
         self.stall_gap = values.stall_gap or math.inf   # 0: never coast
         self.wrench_link = values.wrench_link
@@ -136,6 +138,9 @@ class ExternalTorqueObserverNode(GuardedNode):
         self.gate_parameters = gate_parameters(values, self.max_step)
         if not self.joint_states_topic:
             raise StartupError('parameter joint_states_topic must not be empty')
+        if self.stiction and not self.include_friction:
+            raise StartupError('parameter stiction needs subtract_friction (the friction at '
+                               'rest is a part of the friction the observer subtracts)')
         if self.effort_source == 'commands' and not self.commands_topic:
             raise StartupError('parameter commands_topic must not be empty')
 
@@ -214,7 +219,8 @@ class ExternalTorqueObserverNode(GuardedNode):
                 model.joint_index(name)
         reapply_payloads(model, self._payloads, self.get_logger())
         observer = MomentumObserver(model, gains, include_friction=self.include_friction,
-                                    max_step=self.max_step, stall_gap=self.stall_gap)
+                                    max_step=self.max_step, stall_gap=self.stall_gap,
+                                    stiction=self.stiction, rest_speed=self.rest_speed)
         detector = ContactDetector(thresholds, self.hysteresis)
         gated = GatedObserver(observer, self.gate_parameters.gate(model), model.effort_limits)
         self._plan = _Plan(model, observer, gated, detector, link, frame)

@@ -16,7 +16,7 @@
 
 import math
 
-from manip_dynamics.observers.momentum_observer import DEFAULT_STALL_GAP
+from manip_dynamics.observers.momentum_observer import DEFAULT_STALL_GAP, REST_SPEED
 from manip_dynamics.ros.parameters.shared import (
     COMMAND_JOINTS, GATE, JOINT_STATES_TOPIC, MODEL, WRENCH_LINK)
 from manip_dynamics.ros.parameters.spec import Param
@@ -63,6 +63,15 @@ PARAMETERS = MODEL + (
     Param('subtract_friction', 'bool', True,
           'Subtract the URDF joint friction b qd + f_c tanh(qd / v_s) (what the simulator '
           'applies) from the applied torque'),
+    Param('stiction', 'bool', False,
+          "The arm's dry friction sticks at rest (a physical joint; MuJoCo's frictionloss; "
+          "not the suite's simulator): at a joint slower than rest_speed the friction is "
+          'any value within +-f_c that explains the residual, so a breakaway from rest is '
+          'no contact; a torque on a joint at rest then shows reduced by up to 2 f_c. Needs '
+          'subtract_friction'),
+    Param('rest_speed', 'double', REST_SPEED,
+          'With stiction: a joint slower than this is at rest', unit='rad/s or m/s',
+          valid=Range(0.0, 10.0)),
     Param('max_step', 'double', 0.1,
           'Largest joint_states spacing; a longer gap restarts the observer (r = 0)', unit='s',
           valid=Range(0.0, 10.0, low_open=True)),
