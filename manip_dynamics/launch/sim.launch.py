@@ -94,6 +94,7 @@ def _nodes(context: LaunchContext) -> list:
     if hardware not in SIM_HARDWARE:
         raise LaunchArgumentError('hardware:=%s: expected one of %s' % (
             hardware, ', '.join(SIM_HARDWARE)))
+    stiction = observer_stiction(arg('observer_stiction'), hardware)
     urdf = arg('urdf')
     description = robot_description(urdf, '' if urdf.strip() else arg('robot'))
     sim_time = flag('use_sim_time')
@@ -134,8 +135,8 @@ def _nodes(context: LaunchContext) -> list:
     if trajectory_controller:
         # computed-torque tracking of ~/joint_trajectory, collision reaction with the
         # observer's contact flag; it holds the arm between trajectories
-        nodes += trajectory_nodes(timeout, commanding, _stop('trajectory_controller'), {
-            'stiction': observer_stiction(arg('observer_stiction'), hardware)})
+        nodes += trajectory_nodes(timeout, commanding, _stop('trajectory_controller'),
+                                  {'stiction': stiction})
     if rviz:
         nodes += rviz_node(sim_time, _stop('rviz2'), description, namespace)
     if flag('viewer'):
