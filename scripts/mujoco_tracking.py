@@ -21,12 +21,13 @@ the identified model in turn, runs the chain of docs/ROS2_CONTROL.md: simulator_
 (``engine: mujoco``, the true arm, lockstep) as the hardware behind the controller_manager
 stand-in in its JTC mode (co-simulation at 250 Hz, jitter, skipped cycles, a busy loop on
 ``--busy-core``), feedforward_filter with that model filling the efforts, and a
-kinematically timed quintic (a planner's plan) from the excitation's start pose. JTC's gains
+kinematically timed quintic (a planner's plan) from the excitation's start pose, stamped to
+start 0.3 s after it is sent. JTC's gains
 (``manip_dynamics.control.gains.design_joint_gains``) are designed from the description for
 both models (``--gains described``: only the feed-forward differs), or from each model
 (``--gains own``: a user who identified the arm designs its gains again, and the rotor
 inertia the description omits raises them). Prints, per run and model, the RMS of q - q_d
-over the plan, the largest error at its end, and the sag of the hold before it. Usage::
+over the plan (q_d on the plan's stamped time base, the reference JTC tracks), the largest error at its end, and the sag of the hold before it. Usage::
 
     python scripts/mujoco_tracking.py --run out/identify_mujoco [--runs 3] [--busy-core 0]
         [--gains described|own]
@@ -53,6 +54,9 @@ RATE = 250.0
 #: The stand-in's co-simulation: a command acts over the period after the sample it answers.
 DELAY_BUDGET = 2.0 / RATE
 PLAN_TIME = 2.0
+#: The plan's header stamp: this long [s, the arm's clock] after the last joint state seen
+#: when it is sent (the filter and JTC have it well before).
+START_LEAD = 0.3
 #: The plan's move from the start pose [rad], as the CI chain test moves cobot7 (first n).
 MOVE = np.array([0.5, 0.3, -0.4, 0.4, 0.6, -0.3, 0.8])
 
@@ -62,6 +66,7 @@ def run(label: str, xml: str, dynamics: dict, true_arm: str, designed: RobotMode
     """Hold at ``q0``, send the plan to ``qb`` (JTC's gains from ``designed``); return figures."""
     import rclpy
 
+    from manip_dynamics.ros.runtime.conversions import time_msg
     from manip_dynamics.ros.testing.chain_watch import ChainWatch, quintic_plan
     from trajectory_msgs.msg import JointTrajectory
 
@@ -98,9 +103,13 @@ def run(label: str, xml: str, dynamics: dict, true_arm: str, designed: RobotMode
         sag = float(np.abs(qa - q0).max())
         plan, desired = quintic_plan(names, qa, qb, PLAN_TIME)
         sent = watch.last()[0]
+        # stamped: JTC starts it then, and q - q_d is read on that time base (the start
+        # read from the arm's first motion would be its late breakaway from dry friction)
+        start = sent + START_LEAD
+        plan.header.stamp = time_msg(start)
         plans.publish(plan)
-        watch.wait_simulated(PLAN_TIME + 1.5, 60.0, timeout=120.0)
-        rms = watch.tracking_rms(sent, desired, qa, PLAN_TIME, 1.0 / RATE)
+        watch.wait_simulated(START_LEAD + PLAN_TIME + 1.5, 60.0, timeout=120.0)
+        rms = watch.tracking_rms(sent, desired, qa, PLAN_TIME, start=start)
         end = float(np.abs(watch.last()[1] - qb).max())
     finally:
         for proc in procs.values():

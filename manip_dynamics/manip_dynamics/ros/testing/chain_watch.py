@@ -134,23 +134,29 @@ class ChainWatch:
         return self.last()[0]
 
     def tracking_rms(self, sent: float, desired: 'Desired', qa: np.ndarray, duration: float,
-                     period: float = 0.0, onset: float = 0.0) -> float:
+                     period: float = 0.0, onset: float = 0.0,
+                     start: float | None = None) -> float:
         """
         Return the RMS of q - q_d [rad] over a plan sent at ``sent`` [s, the arm's clock].
 
-        The plan (a rest-to-rest quintic from ``qa`` (n,), :func:`quintic_plan`) is taken to
-        start one ``period`` [s] (the controller's update) before the first state that left
-        ``qa`` by more than 0.1 mrad; or, with ``onset`` > 0, where the joint that moves
-        farthest has made that share of its move, less the time the plan takes to get there
-        (a quintic's start is too flat to see behind a real controller's delays). The RMS is
-        over ``duration`` [s] from there; ``desired`` maps times since the start to the
-        planned positions.
+        The plan (a rest-to-rest quintic from ``qa`` (n,), :func:`quintic_plan`) starts at
+        ``start`` [s, the arm's clock] when given: a plan sent with that header stamp, which
+        JTC starts then (the reference it tracks). Otherwise it is taken to start one
+        ``period`` [s] (the controller's update) before the first state that left ``qa`` by
+        more than 0.1 mrad; or, with ``onset`` > 0, where the joint that moves farthest has
+        made that share of its move, less the time the plan takes to get there (a quintic's
+        start is too flat to see behind a real controller's delays). Both read the start
+        from the arm's motion, so an arm whose dry friction holds it at first is measured
+        from its late breakaway. The RMS is over ``duration`` [s] from the start;
+        ``desired`` maps times since the start to the planned positions.
 
         :raises AssertionError: The arm did not move.
         """
         ts, qs, _ = self.since(sent)
         assert len(ts), 'no joint states since the plan was sent'
-        if onset > 0.0:
+        if start is not None:
+            assert np.abs(qs - qa).max() > 1e-4, 'the arm did not move'
+        elif onset > 0.0:
             span = desired(np.array([duration]))[0] - qa
             j = int(np.argmax(np.abs(span)))   # the joint that moves farthest
             crossed = np.flatnonzero((qs[:, j] - qa[j]) / span[j] >= onset)
