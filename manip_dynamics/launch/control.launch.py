@@ -77,7 +77,7 @@ from manip_dynamics.ros.launch_support.launch_helpers import (
     COMPENSATION_ABOVE_NODES, executable_path, FILTER_ABOVE_NODES, is_true,
     LaunchArgumentError, loop_priority, MANAGER_ABOVE_NODES, manager_prefix,
     missing_executables, missing_message, MUJOCO_MODEL_HELP, NODE_PRIORITY,
-    OBSERVER_STICTION_HELP, observer_stiction, priority_above, robot_description,
+    observer_stiction, OBSERVER_STICTION_HELP, priority_above, robot_description,
     SIMULATOR_ABOVE_NODES, state_publisher_wanted)
 from manip_dynamics.ros.launch_support.launch_nodes import (
     config_file, description_node, in_namespace, launch_namespace, observer_node,

@@ -50,7 +50,7 @@ from launch_ros.actions import Node
 
 from manip_dynamics.ros.launch_support.launch_helpers import (
     is_true, LaunchArgumentError, loop_priority, missing_executables, missing_message,
-    MUJOCO_MODEL_HELP, NODE_PRIORITY, OBSERVER_STICTION_HELP, observer_stiction,
+    MUJOCO_MODEL_HELP, NODE_PRIORITY, observer_stiction, OBSERVER_STICTION_HELP,
     priority_above, robot_description, SIM_HARDWARE, SIMULATOR_ABOVE_NODES,
     state_publisher_wanted)
 from manip_dynamics.ros.launch_support.launch_nodes import (

@@ -51,6 +51,7 @@ VALIDATE_EXAMPLE = ('example:\n  manip-dynamics identify validate cobot7 held_ou
 SIMULATE_EXAMPLE = ('example:\n  manip-dynamics identify simulate cobot7 --excitation '
                     'excite.yaml --duration 30 --out sim_run')
 
+
 def _progress(args: argparse.Namespace, label: str):
     if args.json or getattr(args, 'quiet', False):
         return None, lambda: None

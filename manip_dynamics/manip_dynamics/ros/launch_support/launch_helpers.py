@@ -180,7 +180,7 @@ MUJOCO_MODEL_HELP = ('hardware:=mujoco: MJCF or URDF file of the arm and its sce
 OBSERVER_STICTION_HELP = ("external_torque_observer's stiction: true for an arm whose dry "
                           'friction sticks at rest (a physical arm: a breakaway from rest is '
                           'then no contact), false for one whose does not; empty = true '
-                          "with MuJoCo as the arm (its frictionloss sticks) and on a real "
+                          'with MuJoCo as the arm (its frictionloss sticks) and on a real '
                           "driver, false on the suite's simulator and the mock")
 
 
