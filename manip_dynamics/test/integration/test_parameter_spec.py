@@ -204,3 +204,15 @@ def test_effort_scale_set_on_the_running_node_clamps_its_commands():
             probe.destroy_timer(timer)
         finally:
             stop_node(proc)
+
+
+def test_the_observer_refuses_stiction_without_the_friction_it_is_part_of():
+    from manip_dynamics.ros.nodes.external_torque_observer import ExternalTorqueObserverNode
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    try:
+        with pytest.raises(StartupError, match='parameter stiction needs subtract_friction'):
+            ExternalTorqueObserverNode(context=context, parameter_overrides=[
+                Parameter('stiction', value=True), Parameter('subtract_friction', value=False)])
+    finally:
+        rclpy.try_shutdown(context=context)

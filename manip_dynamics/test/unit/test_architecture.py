@@ -201,3 +201,14 @@ def test_precompile_steps_come_from_the_kernel_modules():
     labels = [label for label, _ in precompile.steps()]
     assert set(labels) == set(declared) | {precompile.LAST_STEP}
     assert labels[-1] == precompile.LAST_STEP
+
+
+#: A node file's lines at most (docs/ARCHITECTURE.md, *A new node*).
+NODE_LINES, SIMULATOR_NODE_LINES = 400, 300
+
+
+def test_nodes_stay_thin():
+    sizes = {path.name: len(path.read_text(encoding='utf-8').splitlines())
+             for path in (PACKAGE / 'ros' / 'nodes').glob('*.py') if path.name != '__init__.py'}
+    assert sizes and max(sizes.values()) <= NODE_LINES, sizes
+    assert sizes['simulator_node.py'] <= SIMULATOR_NODE_LINES, sizes

@@ -121,26 +121,21 @@ class ExternalTorqueObserverNode(GuardedNode):
         self.effort_source = values.effort_source
         self.commands_topic = values.commands_topic
         self.command_joints = values.command_joints or []
-        self.gain = values.gain
-        self.gains = values.gains or []
-        self.threshold = values.threshold
-        self.thresholds = values.thresholds or []
+        self.gain, self.gains = values.gain, values.gains or []
+        self.threshold, self.thresholds = values.threshold, values.thresholds or []
         self.hysteresis = values.hysteresis
-        self.include_friction = values.subtract_friction
-        self.stiction = values.stiction
-        self.rest_speed = values.rest_speed
-        self.max_step = values.max_step
-        self.stall_gap = values.stall_gap or math.inf   # 0: never coast
-        self.wrench_link = values.wrench_link
-        self.wrench_frame = values.wrench_frame
+        self.observer_options = {   # MomentumObserver's (stall_gap 0: never coast)
+            'include_friction': values.subtract_friction, 'max_step': values.max_step,
+            'stall_gap': values.stall_gap or math.inf, 'stiction': values.stiction,
+            'rest_speed': values.rest_speed}
+        self.wrench_link, self.wrench_frame = values.wrench_link, values.wrench_frame
         self.queue_depth = values.queue_depth
         self.wrench_damping = values.wrench_damping
-        self.gate_parameters = gate_parameters(values, self.max_step)
+        self.gate_parameters = gate_parameters(values, values.max_step)
         if not self.joint_states_topic:
             raise StartupError('parameter joint_states_topic must not be empty')
-        if self.stiction and not self.include_friction:
-            raise StartupError('parameter stiction needs subtract_friction (the friction at '
-                               'rest is a part of the friction the observer subtracts)')
+        if values.stiction and not values.subtract_friction:
+            raise StartupError('parameter stiction needs subtract_friction')
         if self.effort_source == 'commands' and not self.commands_topic:
             raise StartupError('parameter commands_topic must not be empty')
 
@@ -218,9 +213,7 @@ class ExternalTorqueObserverNode(GuardedNode):
             for name in self.command_joints:
                 model.joint_index(name)
         reapply_payloads(model, self._payloads, self.get_logger())
-        observer = MomentumObserver(model, gains, include_friction=self.include_friction,
-                                    max_step=self.max_step, stall_gap=self.stall_gap,
-                                    stiction=self.stiction, rest_speed=self.rest_speed)
+        observer = MomentumObserver(model, gains, **self.observer_options)
         detector = ContactDetector(thresholds, self.hysteresis)
         gated = GatedObserver(observer, self.gate_parameters.gate(model), model.effort_limits)
         self._plan = _Plan(model, observer, gated, detector, link, frame)
