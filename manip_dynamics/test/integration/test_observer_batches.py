@@ -97,7 +97,7 @@ def test_a_burst_is_integrated_sample_by_sample_and_answered_once():
         Parameter('subtract_friction', value=False), Parameter('queue_depth', value=100),
         Parameter('joint_states_topic', value='/batch_states'),
         Parameter('stall_gap', value=0.0)])   # 0: never coast, as the reference below
-    assert observer.stall_gap == math.inf
+    assert observer.observer_options['stall_gap'] == math.inf
     probe = rclpy.create_node('batch_probe', context=context)
     outputs = []
     probe.create_subscription(
