@@ -21,8 +21,9 @@ identified URDF and joint_dynamics file) and, for the description and for the id
 model in turn: simulator_node (``engine: mujoco``, lockstep, /clock) as the arm,
 trajectory_controller and external_torque_observer (their config/ files, the story's
 parameters, and the observer's ``stiction`` as the launch files set it on MuJoCo) with that
-model, and ``--moves`` plans of 2 s each to seeded targets within 0.3 rad of the start pose. Nothing touches the arm, so every contact flag is a false one;
-after one, ``~/resume`` lets the next plan run. Prints, per model, the moves with a false
+model, and ``--moves`` plans of 2 s each to seeded targets within 0.3 rad of the start pose.
+Nothing touches the arm, so every contact flag is a false one; after one, ``~/resume`` lets
+the next plan run. Prints, per model, the moves with a false
 contact (the flag up at any of their samples) and the largest normalised residual while
 moving (1 = the threshold). Usage::
 

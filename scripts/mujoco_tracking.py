@@ -22,12 +22,13 @@ the identified model in turn, runs the chain of docs/ROS2_CONTROL.md: simulator_
 stand-in in its JTC mode (co-simulation at 250 Hz, jitter, skipped cycles, a busy loop on
 ``--busy-core``), feedforward_filter with that model filling the efforts, and a
 kinematically timed quintic (a planner's plan) from the excitation's start pose, stamped to
-start 0.3 s after it is sent. JTC's gains
-(``manip_dynamics.control.gains.design_joint_gains``) are designed from the description for
-both models (``--gains described``: only the feed-forward differs), or from each model
-(``--gains own``: a user who identified the arm designs its gains again, and the rotor
-inertia the description omits raises them). Prints, per run and model, the RMS of q - q_d
-over the plan (q_d on the plan's stamped time base, the reference JTC tracks), the largest error at its end, and the sag of the hold before it. Usage::
+start 0.3 s after it is sent. JTC's gains (``manip_dynamics.control.gains.design_joint_gains``)
+are designed from the description for both models (``--gains described``: only the
+feed-forward differs), or from each model (``--gains own``: a user who identified the arm
+designs its gains again, and the rotor inertia the description omits raises them). Prints,
+per run and model, the RMS of q - q_d over the plan (q_d on the plan's stamped time base, the
+reference JTC tracks), the largest error at its end, and the sag of the hold before it.
+Usage::
 
     python scripts/mujoco_tracking.py --run out/identify_mujoco [--runs 3] [--busy-core 0]
         [--gains described|own]

@@ -270,11 +270,17 @@ class MomentumObserver:
         :param tau: Applied joint torques [N m or N], shape (n,).
         :return: Shape (n,).
         """
+        return self._beta(q, qd, tau)[0]
+
+    def _beta(self, q: ArrayLike, qd: ArrayLike,
+              tau: ArrayLike) -> tuple[FloatArray, FloatArray | None]:
+        """Return :meth:`beta` and the friction F(qd) it took off (None without friction)."""
         model = self._model
         out = tau + model.coriolis_matrix(q, qd).T @ qd - model.gravity_torques(q)
-        if self._include_friction:
-            out -= model.friction_torques(qd)
-        return out
+        if not self._include_friction:
+            return out, None
+        friction = model.friction_torques(qd)
+        return out - friction, friction
 
     def update(self, t: float, q: ArrayLike, qd: ArrayLike, tau: ArrayLike,
                lost: int = 0) -> FloatArray:
@@ -336,12 +342,12 @@ class MomentumObserver:
             self._z = -self._r / self._k
             self._t = t
             return self._r.copy()
-        beta = self.beta(q, qd, tau)
+        beta, friction = self._beta(q, qd, tau)
         k = self._k
         with np.errstate(over='ignore', invalid='ignore'):  # checked on the next line
             r = k * (p - self._p0 - self._z - dt * beta) / (1.0 + dt * k)
             if self._stiction:
-                r, beta = self._held_by_friction(qd, dt, r, beta)
+                r, beta = self._held_by_friction(qd, dt, r, beta, friction)
         if not (all_finite(r) and all_finite(beta)):
             # an overflow in the sums: the history is lost, start again at the next sample
             self.reset()
@@ -352,12 +358,13 @@ class MomentumObserver:
         self._t = t
         return r.copy()
 
-    def _held_by_friction(self, qd: FloatArray, dt: float, r: FloatArray,
-                          beta: FloatArray) -> tuple[FloatArray, FloatArray]:
+    def _held_by_friction(self, qd: FloatArray, dt: float, r: FloatArray, beta: FloatArray,
+                          smooth: FloatArray) -> tuple[FloatArray, FloatArray]:
         """
         Return ``(r, beta)`` with each joint at rest's friction set to explain r (stiction).
 
-        See the module docstring: ``F_i = clip(F_model,i - r_i / g_i, b qd -+ f_c)``.
+        See the module docstring: ``F_i = clip(F_model,i - r_i / g_i, b qd -+ f_c)``;
+        ``smooth`` is F_model(qd), the friction ``beta`` took off.
         """
         rest = np.abs(qd) < self._rest_speed
         model = self._model
@@ -366,7 +373,6 @@ class MomentumObserver:
         if not rest.any():
             return r, beta
         gain = self._k * dt / (1.0 + self._k * dt)
-        smooth = model.friction_torques(qd)
         viscous = model.damping * qd
         held = np.clip(smooth - r / gain, viscous - coulomb, viscous + coulomb)
         change = np.where(rest, held - smooth, 0.0)
