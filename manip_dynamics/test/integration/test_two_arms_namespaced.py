@@ -30,7 +30,6 @@ test reads too (not the simulator's own time: 1.3 to 1.9 s behind it with a busy
 push's window runs from the request to the answer plus PUSH_WINDOW.
 """
 
-import threading
 import time
 
 import numpy as np
@@ -41,14 +40,11 @@ from ros_test_support import (call_service, read_log, require_interfaces, requir
 rclpy = require_rclpy()
 require_interfaces()
 
-from sensor_msgs.msg import JointState  # noqa: E402
+from arm_watch import ArmWatch  # noqa: E402, I100
 
-from manip_dynamics import RobotModel  # noqa: E402
+from manip_dynamics import RobotModel  # noqa: E402, I100
 from manip_dynamics.demo.scenario import config_parameters  # noqa: E402
-from manip_dynamics.ros.runtime.conversions import stamp_seconds  # noqa: E402
 from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
-from manip_dynamics.ros.runtime.qos import CONTACT_QOS  # noqa: E402
-from manip_dynamics_interfaces.msg import Contact  # noqa: E402
 from manip_dynamics_interfaces.srv import ApplyWrench  # noqa: E402
 
 pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.realtime]
@@ -67,46 +63,6 @@ PUSH_TIME = 0.3
 #: swinging free after it (only gravity compensation holds it; with a busy core its flag
 #: stayed up to 1.4 s after the answer in 1 of 11 runs) and the chain's lag.
 PUSH_WINDOW = PUSH_TIME + 3.0
-
-
-class ArmWatch:
-    """One arm's joint states and contact flags, as this test's node receives them."""
-
-    def __init__(self, node, namespace: str) -> None:
-        self.lock = threading.Lock()
-        self.states: list = []
-        self.names: list = []
-        self.contacts: list = []
-        node.create_subscription(JointState, '/%s/joint_states' % namespace, self._state, 100)
-        node.create_subscription(Contact, '/%s/external_torque_observer/contact' % namespace,
-                                 self._contact, CONTACT_QOS)
-
-    def _state(self, msg) -> None:
-        with self.lock:
-            self.names = list(msg.name)
-            self.states.append((time.monotonic(), np.array(msg.position)))
-
-    def _contact(self, msg) -> None:
-        with self.lock:
-            self.contacts.append((time.monotonic(), bool(msg.contact),
-                                  stamp_seconds(msg.header.stamp)))
-
-    def positions_since(self, since: float) -> np.ndarray:
-        with self.lock:
-            return np.array([q for t, q in self.states if t >= since])
-
-    def flagged_since(self, since: float) -> bool:
-        with self.lock:
-            return any(c for t, c, _ in self.contacts if t >= since)
-
-    def rises_stamped(self) -> list:
-        """Return the stamps [s] of the flagged messages received."""
-        with self.lock:
-            return [stamp for _, c, stamp in self.contacts if c]
-
-    def newest_stamp(self) -> float:
-        with self.lock:
-            return self.contacts[-1][2] if self.contacts else 0.0
 
 
 def start_arm(namespace: str, xml: str, joints: list, log_dir) -> dict:

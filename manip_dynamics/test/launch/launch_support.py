@@ -334,7 +334,8 @@ def log_text(log: Any) -> str:
     return log.read()
 
 
-def wait_for_bringup(node: Any, proc: Any, log: Any, timeout: float) -> dict[str, str]:
+def wait_for_bringup(node: Any, proc: Any, log: Any, timeout: float,
+                     namespace: str = '') -> dict[str, str]:
     """
     Wait until control.launch.py's controllers are up.
 
@@ -345,19 +346,20 @@ def wait_for_bringup(node: Any, proc: Any, log: Any, timeout: float) -> dict[str
     :param proc: The launch process (its end fails the wait at once).
     :param log: Its log file (shown when the wait fails).
     :param timeout: [s].
+    :param namespace: The launch's ``namespace`` argument ('' for none).
     :return: Controller name -> state.
     :raises AssertionError: The launch ended or the controllers did not come up in time.
     """
     from controller_manager_msgs.srv import ListControllers
+    service = '%s/controller_manager/list_controllers' % ('/' + namespace if namespace else '')
     deadline = time.monotonic() + timeout
     states: dict[str, str] = {}
     while True:
         assert proc.poll() is None, 'the launch ended:\n' + log_text(log)[-3000:]
-        client = node.create_client(ListControllers, '/controller_manager/list_controllers')
+        client = node.create_client(ListControllers, service)
         if client.wait_for_service(timeout_sec=1.0):
             states = {c.name: c.state for c in call_service(
-                node, ListControllers, '/controller_manager/list_controllers',
-                ListControllers.Request()).controller}
+                node, ListControllers, service, ListControllers.Request()).controller}
             if (states.get('joint_state_broadcaster') == 'active'
                     and states.get('effort_controller') == 'active'
                     and states.get('joint_trajectory_controller') == 'inactive'):

@@ -1,0 +1,72 @@
+# Copyright 2026 The manip_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+One namespaced arm's joint states and contact flags, as a test node receives them.
+
+Shared by the two-arm test behind the controller_manager stand-in
+(test/integration/test_two_arms_namespaced.py, in CI) and the one through two
+``ros2 launch manip_dynamics control.launch.py namespace:=...`` behind the real
+controller_manager (test/launch/test_two_arms_control_launch.py, by hand).
+"""
+
+import threading
+import time
+
+import numpy as np
+from sensor_msgs.msg import JointState
+
+from manip_dynamics.ros.runtime.conversions import stamp_seconds
+from manip_dynamics.ros.runtime.qos import CONTACT_QOS
+from manip_dynamics_interfaces.msg import Contact
+
+
+class ArmWatch:
+    """One arm's joint states and contact flags, as the test node ``node`` receives them."""
+
+    def __init__(self, node, namespace: str) -> None:
+        self.lock = threading.Lock()
+        self.states: list = []
+        self.names: list = []
+        self.contacts: list = []
+        node.create_subscription(JointState, '/%s/joint_states' % namespace, self._state, 100)
+        node.create_subscription(Contact, '/%s/external_torque_observer/contact' % namespace,
+                                 self._contact, CONTACT_QOS)
+
+    def _state(self, msg) -> None:
+        with self.lock:
+            self.names = list(msg.name)
+            self.states.append((time.monotonic(), np.array(msg.position)))
+
+    def _contact(self, msg) -> None:
+        with self.lock:
+            self.contacts.append((time.monotonic(), bool(msg.contact),
+                                  stamp_seconds(msg.header.stamp)))
+
+    def positions_since(self, since: float) -> np.ndarray:
+        with self.lock:
+            return np.array([q for t, q in self.states if t >= since])
+
+    def flagged_since(self, since: float) -> bool:
+        with self.lock:
+            return any(c for t, c, _ in self.contacts if t >= since)
+
+    def rises_stamped(self) -> list:
+        """Return the stamps [s] of the flagged messages received."""
+        with self.lock:
+            return [stamp for _, c, stamp in self.contacts if c]
+
+    def newest_stamp(self) -> float:
+        with self.lock:
+            return self.contacts[-1][2] if self.contacts else 0.0
