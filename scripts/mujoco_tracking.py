@@ -28,16 +28,31 @@ feed-forward differs), or from each model (``--gains own``: a user who identifie
 designs its gains again, and the rotor inertia the description omits raises them). Prints,
 per run and model, the RMS of q - q_d over the plan (q_d on the plan's stamped time base, the
 reference JTC tracks), the largest error at its end, and the sag of the hold before it.
+
+``--launch``: the same plan through ``ros2 launch manip_dynamics control.launch.py
+hardware:=mujoco`` instead, as a ROS user runs it: the real controller_manager and
+joint_trajectory_controller (500 Hz, the launch's defaults) behind the topic-based hardware,
+the suite's nodes given the description, or the identified URDF with ``joint_dynamics:=``;
+JTC's gains are written from the description for both (``--gains described``) or by the
+launch from the URDF it is given (``own``: without the rotor inertia, which only the
+joint_dynamics file holds). The compensation holds the arm, the test switches to JTC in one
+call, the filter holds, then the plan goes to the filter's topic; the busy loop is a process
+pinned to ``--busy-core``. Needs ``ros2 launch`` and the ros2_control packages (not on PyPI).
 Usage::
 
     python scripts/mujoco_tracking.py --run out/identify_mujoco [--runs 3] [--busy-core 0]
-        [--gains described|own]
+        [--gains described|own] [--launch]
 """
 
 import argparse
+import contextlib
 import os
+import signal
+import subprocess
 import sys
+import tempfile
 import threading
+import time
 
 from identify_mujoco_arm import read_run   # beside this script
 import numpy as np
@@ -54,6 +69,8 @@ from manip_dynamics.ros.runtime.node_process import (  # noqa: E402
 RATE = 250.0
 #: The stand-in's co-simulation: a command acts over the period after the sample it answers.
 DELAY_BUDGET = 2.0 / RATE
+#: controller_manager's rate in --launch (control.launch.py's default update_rate) [Hz].
+LAUNCH_RATE = 500.0
 PLAN_TIME = 2.0
 #: The plan's header stamp: this long [s, the arm's clock] after the last joint state seen
 #: when it is sent (the filter and JTC have it well before).
@@ -122,6 +139,134 @@ def run(label: str, xml: str, dynamics: dict, true_arm: str, designed: RobotMode
             'hold_sag_mrad': round(1e3 * sag, 2)}
 
 
+@contextlib.contextmanager
+def busy_loop(core: int):
+    """Keep ``core`` busy with a spinning process (none for a negative core)."""
+    proc = None
+    if core >= 0:
+        proc = subprocess.Popen(['taskset', '-c', str(core), 'sh', '-c', 'while :; do :; done'])
+    try:
+        yield
+    finally:
+        if proc is not None:
+            proc.kill()
+            proc.wait()
+
+
+def controller_call(node, srv_type, name: str, request, timeout: float = 30.0):
+    """Call a controller_manager service; return its response."""
+    client = node.create_client(srv_type, name)
+    try:
+        if not client.wait_for_service(timeout_sec=timeout):
+            raise RuntimeError('no service %s' % name)
+        future = client.call_async(request)
+        deadline = time.monotonic() + timeout
+        while not future.done():
+            if time.monotonic() > deadline:
+                raise RuntimeError('%s did not answer' % name)
+            time.sleep(0.01)
+        return future.result()
+    finally:
+        node.destroy_client(client)
+
+
+def run_launched(label: str, urdf_file: str, dynamics_file: str, true_arm: str,
+                 controllers: str, folder: str) -> dict:
+    """
+    The plan through ``ros2 launch control.launch.py hardware:=mujoco``; return figures.
+
+    :param urdf_file: The suite's description (the launch's ``urdf``).
+    :param dynamics_file: Its joint_dynamics file, or ''.
+    :param true_arm: The MuJoCo arm (``mujoco_model``).
+    :param controllers: A controller_manager parameter file, or '' (the launch writes it).
+    :param folder: Where the launch's log goes.
+    """
+    import rclpy
+
+    from controller_manager_msgs.srv import ListControllers, SwitchController
+    from manip_dynamics.ros.runtime.conversions import time_msg
+    from manip_dynamics.ros.testing.chain_watch import ChainWatch, quintic_plan
+    from trajectory_msgs.msg import JointTrajectory
+
+    with open(urdf_file, encoding='utf-8') as stream:
+        model = RobotModel.from_urdf_string(stream.read())
+    names = list(model.joint_names)
+    arguments = ['hardware:=mujoco', 'mujoco_model:=' + true_arm, 'urdf:=' + urdf_file,
+                 'rviz:=false', 'robot_state_publisher:=false']
+    if dynamics_file:
+        arguments.append('joint_dynamics:=' + dynamics_file)
+    if controllers:
+        arguments.append('controllers:=' + controllers)
+    log_path = os.path.join(folder, 'launch_%s_%d.log' % (label, os.getpid()))
+    log = open(log_path, 'w')
+    launch = subprocess.Popen(['ros2', 'launch', 'manip_dynamics', 'control.launch.py',
+                               *arguments], stdout=log, stderr=subprocess.STDOUT,
+                              start_new_session=True)
+    rclpy.init(args=[])
+    node = rclpy.create_node('tracking_' + label)
+    watch = ChainWatch(node, names)
+    plans = node.create_publisher(JointTrajectory, '/feedforward_filter/joint_trajectory', 10)
+    spinner = threading.Thread(target=rclpy.spin, args=(node,), daemon=True)
+    spinner.start()
+    try:
+        deadline = time.monotonic() + 300.0
+        while True:
+            if launch.poll() is not None:
+                raise RuntimeError('the launch ended; see ' + log_path)
+            try:
+                states = {c.name: c.state for c in controller_call(
+                    node, ListControllers, '/controller_manager/list_controllers',
+                    ListControllers.Request(), 5.0).controller}
+            except RuntimeError:
+                states = {}
+            if (states.get('effort_controller') == 'active'
+                    and states.get('joint_trajectory_controller') == 'inactive'):
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError('controllers %s; see %s' % (states, log_path))
+            time.sleep(1.0)
+        watch.wait_simulated(3.0, 60.0, timeout=120.0)   # held by the compensation
+        switch = SwitchController.Request(
+            activate_controllers=['joint_trajectory_controller'],
+            deactivate_controllers=['effort_controller'],
+            strictness=SwitchController.Request.STRICT)
+        if not controller_call(node, SwitchController, '/controller_manager/switch_controller',
+                               switch).ok:
+            raise RuntimeError('the switch to JTC failed')
+        wait_for_events = time.monotonic() + 20.0
+        while not any(e.startswith('hold: JTC appeared') for e in watch.events):
+            if time.monotonic() > wait_for_events:
+                raise RuntimeError('the filter did not hold: %s' % watch.events)
+            time.sleep(0.05)
+        watch.wait_simulated(3.0, 60.0, timeout=120.0)
+        qa = watch.last()[1]
+        qb = np.clip(qa + MOVE[:len(names)], model.position_lower + 0.05,
+                     model.position_upper - 0.05)
+        plan, desired = quintic_plan(names, qa, qb, PLAN_TIME)
+        sent = watch.last()[0]
+        start = sent + START_LEAD
+        plan.header.stamp = time_msg(start)
+        plans.publish(plan)
+        watch.wait_simulated(START_LEAD + PLAN_TIME + 1.5, 60.0, timeout=120.0)
+        rms = watch.tracking_rms(sent, desired, qa, PLAN_TIME, start=start)
+        end = float(np.abs(watch.last()[1] - qb).max())
+        contacts = sum(1 for _, c in watch.contacts if c)
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+        spinner.join(5.0)
+        if launch.poll() is None:
+            os.killpg(launch.pid, signal.SIGINT)
+            try:
+                launch.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(launch.pid, signal.SIGKILL)
+                launch.wait()
+        log.close()
+    return {'model': label, 'rms_mrad': round(1e3 * rms, 2), 'end_mrad': round(1e3 * end, 2),
+            'flagged_samples': contacts, 'log': log_path}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run both models ``--runs`` times; print each run's figures and the medians."""
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[1])
@@ -132,8 +277,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--gains', choices=('described', 'own'), default='described',
                         help="JTC's gains from the description for both models, or from "
                         'each model (described)')
+    parser.add_argument('--launch', action='store_true',
+                        help='through ros2 launch control.launch.py hardware:=mujoco (the '
+                        'real controller_manager and JTC) instead of the stand-in')
     args = parser.parse_args(argv)
     apply_loopback_environment()
+    if args.launch:
+        return main_launched(args)
     found = read_run(args.run)
     q0 = found['start']
     described = RobotModel.from_urdf_string(found['described'])
@@ -154,6 +304,43 @@ def main(argv: list[str] | None = None) -> int:
     print('RMS tracking error of the 2 s plan, median of %d runs (gains: %s): %.2f mrad with '
           'the description, %.2f mrad identified (%.1fx lower)' % (
               args.runs, args.gains, before, after, before / after))
+    return 0
+
+
+def main_launched(args: argparse.Namespace) -> int:
+    """``--launch``: both models ``--runs`` times through control.launch.py."""
+    import yaml
+
+    from manip_dynamics.ros.launch_support.ros2_control_setup import (
+        controllers_parameters, with_hardware, write_parameters_file)
+
+    folder = os.path.abspath(args.run)
+    found = read_run(folder)
+    with open(os.path.join(folder, 'summary.yaml'), encoding='utf-8') as stream:
+        described_file = yaml.safe_load(stream)['description']
+    controllers = ''
+    if args.gains == 'described':
+        controllers = write_parameters_file(controllers_parameters(
+            with_hardware(found['described'], 'mujoco'), LAUNCH_RATE), tempfile.gettempdir())
+    figures: dict[str, list] = {'described': [], 'identified': []}
+    try:
+        with busy_loop(args.busy_core):
+            for k in range(args.runs):
+                for label, urdf_file, dynamics_file in (
+                        ('described', described_file, ''),
+                        ('identified', os.path.join(folder, 'identified.urdf'),
+                         os.path.join(folder, 'identified_joint_dynamics.yaml'))):
+                    result = run_launched(label, urdf_file, dynamics_file, found['true_arm'],
+                                          controllers, folder)
+                    figures[label].append(result['rms_mrad'])
+                    print({'run': k + 1, **result}, flush=True)
+    finally:
+        if controllers:
+            os.remove(controllers)
+    before, after = np.median(figures['described']), np.median(figures['identified'])
+    print('Through control.launch.py (real JTC): RMS tracking error of the 2 s plan, median '
+          'of %d runs (gains: %s): %.2f mrad with the description, %.2f mrad identified '
+          '(%.1fx lower)' % (args.runs, args.gains, before, after, before / after))
     return 0
 
 

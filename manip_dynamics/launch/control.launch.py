@@ -75,10 +75,10 @@ from launch_ros.actions import Node
 
 from manip_dynamics.ros.launch_support.launch_helpers import (
     COMPENSATION_ABOVE_NODES, executable_path, FILTER_ABOVE_NODES, is_true,
-    LaunchArgumentError, loop_priority, MANAGER_ABOVE_NODES, manager_prefix,
-    missing_executables, missing_message, MUJOCO_MODEL_HELP, NODE_PRIORITY,
-    observer_stiction, OBSERVER_STICTION_HELP, priority_above, robot_description,
-    SIMULATOR_ABOVE_NODES, state_publisher_wanted)
+    JOINT_DYNAMICS_HELP, joint_dynamics_parameters, LaunchArgumentError, loop_priority,
+    MANAGER_ABOVE_NODES, manager_prefix, missing_executables, missing_message,
+    MUJOCO_MODEL_HELP, NODE_PRIORITY, observer_stiction, OBSERVER_STICTION_HELP,
+    priority_above, robot_description, SIMULATOR_ABOVE_NODES, state_publisher_wanted)
 from manip_dynamics.ros.launch_support.launch_nodes import (
     config_file, description_node, in_namespace, launch_namespace, observer_node,
     remove_on_shutdown, rviz_node, stop_launch, trajectory_nodes, viewer_node)
@@ -204,14 +204,16 @@ def _nodes(context: LaunchContext) -> list:
         raise
     except ValueError as exc:
         raise LaunchArgumentError(str(exc)) from None
+    # the suite's model nodes take the identified joint dynamics; the simulated arm does not
+    model = {'robot_description': description,
+             **joint_dynamics_parameters(arg('joint_dynamics'))}
     timeout = float(arg('timeout'))
     ramp = arg('ramp_time').strip()
     ramp_time = float(ramp) if ramp else (0.0 if simulated else REAL_ARM_RAMP)
     # every commanding node (and the simulator, the observer) in the effort controller's
     # joint order, whatever arm: the package's YAML files list cobot7's joints
     joints = command_joint_names(description)
-    follow = {'use_sim_time': False, 'robot_description': description,
-              'command_joints': joints}
+    follow = {'use_sim_time': False, **model, 'command_joints': joints}
     priority = loop_priority(arg('thread_priority'))
     loop = {**follow, **priority}
     # controller_manager outranks the nodes it feeds (launch_helpers.manager_prefix)
@@ -238,8 +240,7 @@ def _nodes(context: LaunchContext) -> list:
             nodes.append(Node(
                 package=PACKAGE, executable='feedforward_filter', name='feedforward_filter',
                 output='screen', parameters=[{
-                    'use_sim_time': False, 'robot_description': description,
-                    'jtc_name': TRAJECTORY_CONTROLLER,
+                    'use_sim_time': False, **model, 'jtc_name': TRAJECTORY_CONTROLLER,
                     **priority_above(priority, FILTER_ABOVE_NODES)}]))
     if simulated:
         nodes.append(Node(
@@ -300,6 +301,8 @@ def generate_launch_description() -> LaunchDescription:
                                           'as written (a real driver)'),
         DeclareLaunchArgument('mujoco_model', default_value='',
                               description=MUJOCO_MODEL_HELP),
+        DeclareLaunchArgument('joint_dynamics', default_value='',
+                              description=JOINT_DYNAMICS_HELP),
         DeclareLaunchArgument('controllers', default_value='',
                               description='controller_manager parameter file; empty = '
                                           'written from the description'),

@@ -49,7 +49,8 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from manip_dynamics.ros.launch_support.launch_helpers import (
-    is_true, LaunchArgumentError, loop_priority, missing_executables, missing_message,
+    is_true, JOINT_DYNAMICS_HELP, joint_dynamics_parameters, LaunchArgumentError,
+    loop_priority, missing_executables, missing_message,
     MUJOCO_MODEL_HELP, NODE_PRIORITY, observer_stiction, OBSERVER_STICTION_HELP,
     priority_above, robot_description, SIM_HARDWARE, SIMULATOR_ABOVE_NODES,
     state_publisher_wanted)
@@ -104,7 +105,9 @@ def _nodes(context: LaunchContext) -> list:
         joints = command_joint_names(description)
     except ValueError as exc:
         raise LaunchArgumentError('%s: %s' % (urdf or 'robot:=%s' % arg('robot'), exc)) from None
-    follow = {'use_sim_time': sim_time, 'robot_description': description}
+    # the suite's model nodes take the identified joint dynamics; the simulated arm does not
+    follow = {'use_sim_time': sim_time, 'robot_description': description,
+              **joint_dynamics_parameters(arg('joint_dynamics'))}
     loop = loop_priority(arg('thread_priority'))
     commanding = {**follow, 'command_joints': joints, **loop}
     nodes = [
@@ -157,6 +160,8 @@ def generate_launch_description() -> LaunchDescription:
                               description="The arm: simulator (the suite's own simulator of "
                                           'the description) or mujoco (MuJoCo runs '
                                           'mujoco_model as the arm)'),
+        DeclareLaunchArgument('joint_dynamics', default_value='',
+                              description=JOINT_DYNAMICS_HELP),
         DeclareLaunchArgument('mujoco_model', default_value='',
                               description=MUJOCO_MODEL_HELP),
         DeclareLaunchArgument('observer_stiction', default_value='',

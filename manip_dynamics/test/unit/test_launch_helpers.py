@@ -273,3 +273,47 @@ def test_every_launch_file_takes_a_checked_namespace() -> None:
         assert "DeclareLaunchArgument('namespace'" in text, name
         assert "launch_namespace(arg('namespace'))" in text, name
         assert 'return in_namespace(' in text, name
+
+
+def test_identified_joint_dynamics_become_the_model_nodes_parameters(tmp_path) -> None:
+    """The file ``identify fit`` writes, given as ``joint_dynamics:=``: the node parameters."""
+    path = tmp_path / 'identified_joint_dynamics.yaml'
+    path.write_text(yaml.safe_dump({'/**': {'ros__parameters': {'joint_dynamics': {
+        'joint_names': ['j2', 'j1'], 'damping': [0.5, 0.25], 'friction': [1.5, 0.75],
+        'armature': [0.1, 0.0]}}}}))
+    assert lh.joint_dynamics_parameters(str(path)) == {
+        'joint_dynamics.joint_names': ['j2', 'j1'], 'joint_dynamics.damping': [0.5, 0.25],
+        'joint_dynamics.friction': [1.5, 0.75], 'joint_dynamics.armature': [0.1, 0.0]}
+    assert lh.joint_dynamics_parameters('  ') == {}
+
+
+@pytest.mark.parametrize('text, expected', [
+    (None, 'no such file'),
+    ('robot: cobot7\n', 'no joint_dynamics block'),
+    ('joint_dynamics: {joint_names: [a, b], friction: [1.0]}\n', 'has 1 values for 2'),
+    ('joint_dynamics: {joint_names: [a], friction: [x]}\n', 'joint_dynamics:='),
+    ('joint_dynamics: {joint_names: [a]}\n', 'no damping, friction or armature'),
+    ('joint_dynamics: [unclosed\n', 'joint_dynamics:='),
+])
+def test_a_bad_joint_dynamics_file_stops_the_launch_naming_it(tmp_path, text, expected):
+    path = tmp_path / 'dynamics.yaml'
+    if text is not None:
+        path.write_text(text)
+    with pytest.raises(lh.LaunchArgumentError, match=expected) as info:
+        lh.joint_dynamics_parameters(str(path))
+    assert str(path) in str(info.value)
+
+
+def test_the_simulating_launch_files_take_joint_dynamics_for_the_model_nodes_only() -> None:
+    """sim and control launch declare ``joint_dynamics``; the simulator's parameters omit it."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for name in ('sim.launch.py', 'control.launch.py'):
+        with open(os.path.join(root, 'launch', name), encoding='utf-8') as stream:
+            text = stream.read()
+        assert "DeclareLaunchArgument('joint_dynamics'" in text, name
+        assert text.count("joint_dynamics_parameters(arg('joint_dynamics'))") == 1, name
+        simulator = text[text.index("executable='simulator_node'"):]
+        simulator = simulator[:simulator.index('on_exit=')]
+        assert "'robot_description': description" in simulator, name
+        assert 'follow' not in simulator and 'model' not in simulator.replace(
+            'mujoco_model', ''), name

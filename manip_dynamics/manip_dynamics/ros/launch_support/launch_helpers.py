@@ -82,6 +82,50 @@ def robot_description(urdf: str, robot: str) -> str:
     return ''
 
 
+JOINT_DYNAMICS_HELP = ("Identified joint dynamics for the suite's model nodes (the "
+                       'parameter file `manip-dynamics identify fit` writes: friction, '
+                       "damping, rotor inertia); empty: the description's own. The simulated "
+                       'arm keeps its description')
+
+
+def joint_dynamics_parameters(path: str) -> dict[str, list]:
+    """
+    Return the ``joint_dynamics.*`` node parameters of an identified joint-dynamics file.
+
+    :param path: The ``joint_dynamics`` launch argument: a YAML file as ``manip-dynamics
+        identify fit`` writes it (``/**: ros__parameters: joint_dynamics: ...``), or empty.
+    :return: ``{'joint_dynamics.joint_names': [...], 'joint_dynamics.damping': [...], ...}``
+        (N m s/rad, N m, kg m^2 per joint, or N s/m, N, kg on prismatic joints), or ``{}``
+        for an empty path.
+    :raises LaunchArgumentError: No such file, or no well-formed ``joint_dynamics`` block
+        (the message names the problem).
+    """
+    import yaml
+
+    from manip_dynamics.errors import InputError
+    from manip_dynamics.identification.urdf_writer import read_joint_dynamics_yaml
+
+    if not path.strip():
+        return {}
+    path = os.path.expanduser(path.strip())
+    if not os.path.isfile(path):
+        raise LaunchArgumentError('joint_dynamics:=%s: no such file' % path)
+    with open(path, encoding='utf-8') as stream:
+        text = stream.read()
+    try:
+        per_joint = read_joint_dynamics_yaml(text)
+    except (InputError, yaml.YAMLError, ValueError, TypeError) as exc:
+        raise LaunchArgumentError('joint_dynamics:=%s: %s' % (path, exc)) from None
+    if not per_joint:
+        raise LaunchArgumentError('joint_dynamics:=%s: no damping, friction or armature '
+                                  'values' % path)
+    names = list(next(iter(per_joint.values())))   # each key: the block's joint_names
+    params: dict[str, list] = {'joint_dynamics.joint_names': names}
+    for key, values in per_joint.items():
+        params['joint_dynamics.' + key] = [values[name] for name in names]
+    return params
+
+
 def executable_path(package: str, executable: str) -> str | None:
     """
     Return the path of an installed ROS executable, as ``ros2 run`` finds it, or None.
