@@ -56,6 +56,9 @@ ARMS = (('arm1', 'cobot7', 'tool0'), ('arm2', 'puma560', 'puma560_flange'))
 #: How long both arms are watched at hold [s] (MANIP_DYNAMICS_TWO_ARMS_HOLD overrides it for
 #: a shorter look), and the largest motion allowed there [rad].
 HOLD = float(os.environ.get('MANIP_DYNAMICS_TWO_ARMS_HOLD', '60'))
+#: Launch arguments added to both launches (MANIP_DYNAMICS_TWO_ARMS_ARGUMENTS, space
+#: separated; none by default: the launch's defaults).
+EXTRA = tuple(os.environ.get('MANIP_DYNAMICS_TWO_ARMS_ARGUMENTS', '').split())
 HELD = 1e-3
 PUSH_FORCE = 15.0
 PUSH_TIME = 0.3
@@ -74,7 +77,7 @@ def two_launches(tmp_path):
     try:
         for namespace, robot, _ in ARMS:
             generator = launched_control(str(tmp_path / ('%s.log' % namespace)), (
-                *CHAIN_ARGUMENTS, 'namespace:=%s' % namespace, 'robot:=%s' % robot))
+                *CHAIN_ARGUMENTS, *EXTRA, 'namespace:=%s' % namespace, 'robot:=%s' % robot))
             launches.append(next(generator))
             generators.append(generator)
         yield dict(zip((ns for ns, _, _ in ARMS), launches))
