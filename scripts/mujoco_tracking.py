@@ -43,7 +43,7 @@ pinned to ``--busy-core``. Needs ``ros2 launch`` and the ros2_control packages (
 Usage::
 
     python scripts/mujoco_tracking.py --run out/identify_mujoco [--runs 3] [--busy-core 0]
-        [--gains described|own] [--launch]
+        [--gains described|own] [--launch [--moves 20]]
 """
 
 import argparse
@@ -73,12 +73,24 @@ RATE = 250.0
 DELAY_BUDGET = 2.0 / RATE
 #: controller_manager's rate in --launch (control.launch.py's default update_rate) [Hz].
 LAUNCH_RATE = 500.0
+#: After each of --moves' plans, this long is still counted [s].
+SETTLE = 0.5
 PLAN_TIME = 2.0
 #: The plan's header stamp: this long [s, the arm's clock] after the last joint state seen
 #: when it is sent (the filter and JTC have it well before).
 START_LEAD = 0.3
 #: The plan's move from the start pose [rad], as the CI chain test moves cobot7 (first n).
 MOVE = np.array([0.5, 0.3, -0.4, 0.4, 0.6, -0.3, 0.8])
+
+
+def spin_until_shutdown(node) -> None:
+    """Spin ``node`` until rclpy shuts down (the shutdown ends it quietly)."""
+    import rclpy
+    from rclpy.executors import ExternalShutdownException
+    try:
+        rclpy.spin(node)
+    except ExternalShutdownException:
+        pass
 
 
 def run(label: str, xml: str, dynamics: dict, true_arm: str, designed: RobotModel,
@@ -97,7 +109,7 @@ def run(label: str, xml: str, dynamics: dict, true_arm: str, designed: RobotMode
     node = rclpy.create_node('tracking_' + label)
     watch = ChainWatch(node, names)
     plans = node.create_publisher(JointTrajectory, '/feedforward_filter/joint_trajectory', 10)
-    spinner = threading.Thread(target=rclpy.spin, args=(node,), daemon=True)
+    spinner = threading.Thread(target=spin_until_shutdown, args=(node,), daemon=True)
     spinner.start()
     try:
         procs['simulator'] = start_node('simulator_node', 'simulator', {
@@ -173,7 +185,7 @@ def controller_call(node, srv_type, name: str, request, timeout: float = 30.0):
 
 
 def run_launched(label: str, urdf_file: str, dynamics_file: str, true_arm: str,
-                 controllers: str, folder: str) -> dict:
+                 controllers: str, folder: str, moves: int = 0, seed: int = 0) -> dict:
     """
     The plan through ``ros2 launch control.launch.py hardware:=mujoco``; return figures.
 
@@ -182,12 +194,20 @@ def run_launched(label: str, urdf_file: str, dynamics_file: str, true_arm: str,
     :param true_arm: The MuJoCo arm (``mujoco_model``).
     :param controllers: A controller_manager parameter file, or '' (the launch writes it).
     :param folder: Where the launch's log goes.
+    :param moves: 0: the tracking figure (observer off). More: the observer on (the launch's
+        default, ``stiction`` true on MuJoCo) and that many undisturbed 2 s plans to seeded
+        targets within 0.3 rad of the held pose; the moves with a contact flag stamped
+        within the plan (and ``SETTLE`` after it) are counted, and the largest normalised
+        residual over them.
+    :param seed: Seed of those targets.
     """
     import rclpy
 
     from controller_manager_msgs.srv import ListControllers, SwitchController
-    from manip_dynamics.ros.runtime.conversions import time_msg
+    from manip_dynamics.ros.runtime.conversions import stamp_seconds, time_msg
+    from manip_dynamics.ros.runtime.qos import CONTACT_QOS
     from manip_dynamics.ros.testing.chain_watch import ChainWatch, quintic_plan
+    from manip_dynamics_interfaces.msg import Contact
     from trajectory_msgs.msg import JointTrajectory
 
     with open(urdf_file, encoding='utf-8') as stream:
@@ -198,7 +218,8 @@ def run_launched(label: str, urdf_file: str, dynamics_file: str, true_arm: str,
     # plan, so the figure would be a stopped plan's, not tracking (the stand-in runs above
     # have no observer either)
     arguments = ['hardware:=mujoco', 'mujoco_model:=' + true_arm, 'urdf:=' + urdf_file,
-                 'rviz:=false', 'robot_state_publisher:=false', 'observer:=false']
+                 'rviz:=false', 'robot_state_publisher:=false',
+                 'observer:=%s' % ('true' if moves else 'false')]
     if dynamics_file:
         arguments.append('joint_dynamics:=' + dynamics_file)
     if controllers:
@@ -212,7 +233,11 @@ def run_launched(label: str, urdf_file: str, dynamics_file: str, true_arm: str,
     node = rclpy.create_node('tracking_' + label)
     watch = ChainWatch(node, names)
     plans = node.create_publisher(JointTrajectory, '/feedforward_filter/joint_trajectory', 10)
-    spinner = threading.Thread(target=rclpy.spin, args=(node,), daemon=True)
+    residuals: list = []   # (stamp [s], strongest normalised residual)
+    node.create_subscription(Contact, '/external_torque_observer/contact', lambda msg: (
+        residuals.append((stamp_seconds(msg.header.stamp), msg.strongest_normalized_residual))),
+        CONTACT_QOS)
+    spinner = threading.Thread(target=spin_until_shutdown, args=(node,), daemon=True)
     spinner.start()
     try:
         deadline = time.monotonic() + 300.0
@@ -248,6 +273,8 @@ def run_launched(label: str, urdf_file: str, dynamics_file: str, true_arm: str,
         watch.wait_simulated(3.0, 60.0, timeout=120.0)
         qa = watch.last()[1]
         sag = float(np.abs(qa - q_held).max())   # the filter's hold, over 3 s
+        if moves:
+            return moves_launched(label, model, watch, plans, residuals, moves, seed, log_path)
         qb = np.clip(qa + MOVE[:len(names)], model.position_lower + 0.05,
                      model.position_upper - 0.05)
         plan, desired = quintic_plan(names, qa, qb, PLAN_TIME)
@@ -284,6 +311,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--gains', choices=('described', 'own'), default='described',
                         help="JTC's gains from the description for both models, or from "
                         'each model (described)')
+    parser.add_argument('--moves', type=int, default=0,
+                        help='with --launch: that many undisturbed plans per model with the '
+                        'observer on, counting false contacts, instead of the tracking figure')
     parser.add_argument('--launch', action='store_true',
                         help='through ros2 launch control.launch.py hardware:=mujoco (the '
                         'real controller_manager and JTC) instead of the stand-in')
@@ -314,6 +344,35 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def moves_launched(label: str, model: RobotModel, watch, plans, residuals: list, moves: int,
+                   seed: int, log_path: str) -> dict:
+    """Send ``moves`` undisturbed plans through the filter; count those the observer flagged."""
+    from manip_dynamics.ros.runtime.conversions import time_msg
+    from manip_dynamics.ros.testing.chain_watch import quintic_plan
+
+    rng = np.random.default_rng(seed)
+    names = list(model.joint_names)
+    home = watch.last()[1]
+    flagged, largest = 0, 0.0
+    for _ in range(moves):
+        qa = watch.last()[1]
+        qb = np.clip(home + rng.uniform(-0.3, 0.3, len(names)), model.position_lower + 0.05,
+                     model.position_upper - 0.05)
+        plan, _ = quintic_plan(names, qa, qb, PLAN_TIME)
+        start = watch.last()[0] + START_LEAD
+        plan.header.stamp = time_msg(start)
+        plans.publish(plan)
+        watch.wait_simulated(START_LEAD + PLAN_TIME + SETTLE, 60.0, timeout=120.0)
+        end = start + PLAN_TIME + SETTLE
+        with watch.lock:
+            hit = any(c for t, c in watch.contacts if start <= t <= end)
+        seen = [r for t, r in list(residuals) if start <= t <= end]
+        flagged += int(hit)
+        largest = max([largest, *seen])
+    return {'model': label, 'moves': moves, 'moves_flagged': flagged,
+            'largest_residual': round(largest, 3), 'log': log_path}
+
+
 def main_launched(args: argparse.Namespace) -> int:
     """``--launch``: both models ``--runs`` times through control.launch.py."""
     import yaml
@@ -338,12 +397,15 @@ def main_launched(args: argparse.Namespace) -> int:
                         ('identified', os.path.join(folder, 'identified.urdf'),
                          os.path.join(folder, 'identified_joint_dynamics.yaml'))):
                     result = run_launched(label, urdf_file, dynamics_file, found['true_arm'],
-                                          controllers, folder)
-                    figures[label].append(result['rms_mrad'])
+                                          controllers, folder, args.moves, k)
                     print({'run': k + 1, **result}, flush=True)
+                    if not args.moves:
+                        figures[label].append(result['rms_mrad'])
     finally:
         if controllers:
             os.remove(controllers)
+    if args.moves:
+        return 0
     before, after = np.median(figures['described']), np.median(figures['identified'])
     print('Through control.launch.py (real JTC): RMS tracking error of the 2 s plan, median '
           'of %d runs (gains: %s): %.2f mrad with the description, %.2f mrad identified '
