@@ -93,13 +93,34 @@ def spin_until_shutdown(node) -> None:
         pass
 
 
+def plan_and_measure(watch, plans, names: list, qa: np.ndarray,
+                     qb: np.ndarray) -> tuple[float, float]:
+    """
+    Publish the 2 s quintic from ``qa`` to ``qb``; return its RMS error and the end error [rad].
+
+    The plan is stamped to start ``START_LEAD`` after the newest joint state: JTC starts it
+    then, and q - q_d is read on that time base (the start read from the arm's first motion
+    would be its late breakaway from dry friction).
+    """
+    from manip_dynamics.ros.runtime.conversions import time_msg
+    from manip_dynamics.ros.testing.chain_watch import quintic_plan
+
+    plan, desired = quintic_plan(names, qa, qb, PLAN_TIME)
+    sent = watch.last()[0]
+    start = sent + START_LEAD
+    plan.header.stamp = time_msg(start)
+    plans.publish(plan)
+    watch.wait_simulated(START_LEAD + PLAN_TIME + 1.5, 60.0, timeout=120.0)
+    rms = watch.tracking_rms(sent, desired, qa, PLAN_TIME, start=start)
+    return rms, float(np.abs(watch.last()[1] - qb).max())
+
+
 def run(label: str, xml: str, dynamics: dict, true_arm: str, designed: RobotModel,
         q0: np.ndarray, qb: np.ndarray, busy_core: int, seed: int) -> dict:
     """Hold at ``q0``, send the plan to ``qb`` (JTC's gains from ``designed``); return figures."""
     import rclpy
 
-    from manip_dynamics.ros.runtime.conversions import time_msg
-    from manip_dynamics.ros.testing.chain_watch import ChainWatch, quintic_plan
+    from manip_dynamics.ros.testing.chain_watch import ChainWatch
     from trajectory_msgs.msg import JointTrajectory
 
     names = list(designed.joint_names)
@@ -133,16 +154,7 @@ def run(label: str, xml: str, dynamics: dict, true_arm: str, designed: RobotMode
         watch.wait_simulated(2.0, 60.0, timeout=120.0)
         qa = watch.last()[1]
         sag = float(np.abs(qa - q0).max())
-        plan, desired = quintic_plan(names, qa, qb, PLAN_TIME)
-        sent = watch.last()[0]
-        # stamped: JTC starts it then, and q - q_d is read on that time base (the start
-        # read from the arm's first motion would be its late breakaway from dry friction)
-        start = sent + START_LEAD
-        plan.header.stamp = time_msg(start)
-        plans.publish(plan)
-        watch.wait_simulated(START_LEAD + PLAN_TIME + 1.5, 60.0, timeout=120.0)
-        rms = watch.tracking_rms(sent, desired, qa, PLAN_TIME, start=start)
-        end = float(np.abs(watch.last()[1] - qb).max())
+        rms, end = plan_and_measure(watch, plans, names, qa, qb)
     finally:
         for proc in procs.values():
             stop_node(proc)
@@ -204,9 +216,9 @@ def run_launched(label: str, urdf_file: str, dynamics_file: str, true_arm: str,
     import rclpy
 
     from controller_manager_msgs.srv import ListControllers, SwitchController
-    from manip_dynamics.ros.runtime.conversions import stamp_seconds, time_msg
+    from manip_dynamics.ros.runtime.conversions import stamp_seconds
     from manip_dynamics.ros.runtime.qos import CONTACT_QOS
-    from manip_dynamics.ros.testing.chain_watch import ChainWatch, quintic_plan
+    from manip_dynamics.ros.testing.chain_watch import ChainWatch
     from manip_dynamics_interfaces.msg import Contact
     from trajectory_msgs.msg import JointTrajectory
 
@@ -277,14 +289,7 @@ def run_launched(label: str, urdf_file: str, dynamics_file: str, true_arm: str,
             return moves_launched(label, model, watch, plans, residuals, moves, seed, log_path)
         qb = np.clip(qa + MOVE[:len(names)], model.position_lower + 0.05,
                      model.position_upper - 0.05)
-        plan, desired = quintic_plan(names, qa, qb, PLAN_TIME)
-        sent = watch.last()[0]
-        start = sent + START_LEAD
-        plan.header.stamp = time_msg(start)
-        plans.publish(plan)
-        watch.wait_simulated(START_LEAD + PLAN_TIME + 1.5, 60.0, timeout=120.0)
-        rms = watch.tracking_rms(sent, desired, qa, PLAN_TIME, start=start)
-        end = float(np.abs(watch.last()[1] - qb).max())
+        rms, end = plan_and_measure(watch, plans, names, qa, qb)
     finally:
         node.destroy_node()
         rclpy.try_shutdown()

@@ -34,18 +34,17 @@ import time
 
 import numpy as np
 import pytest
-from ros_test_support import (call_service, read_log, require_interfaces, require_rclpy,
-                              spun_node, STARTUP_TIMEOUT, urdf_text, wait_until)
+from ros_test_support import (read_log, require_interfaces, require_rclpy, spun_node,
+                              STARTUP_TIMEOUT, urdf_text, wait_until)
 
 rclpy = require_rclpy()
 require_interfaces()
 
-from arm_watch import ArmWatch  # noqa: E402, I100
+from arm_watch import ArmWatch, push_in_turn  # noqa: E402, I100
 
 from manip_dynamics import RobotModel  # noqa: E402, I100
 from manip_dynamics.demo.scenario import config_parameters  # noqa: E402
 from manip_dynamics.ros.runtime.node_process import start_node, stop_node  # noqa: E402
-from manip_dynamics_interfaces.srv import ApplyWrench  # noqa: E402
 
 pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.realtime]
 
@@ -123,34 +122,7 @@ def test_two_namespaced_arms_are_held_and_pushed_apart(tmp_path):
                 assert drift <= HELD, '%s moved %.3g rad at hold' % (namespace, drift)
                 assert not watches[namespace].flagged_since(start), \
                     '%s flagged a contact at hold' % namespace
-            before = {ns: len(watches[ns].rises_stamped()) for ns, _, _ in ARMS}
-            window = {}
-
-            def now() -> float:
-                return probe.get_clock().now().nanoseconds * 1e-9
-            for pushed, _, link in ARMS:
-                request = ApplyWrench.Request(link=link, frame='world', duration=PUSH_TIME)
-                request.wrench.force.z = -PUSH_FORCE
-                asked = now()
-                answer = call_service(probe, ApplyWrench, '/%s/simulator/apply_wrench' % pushed,
-                                      request, 10.0)
-                assert answer.success, answer.message
-                window[pushed] = (asked, now() + PUSH_WINDOW)
-                watch = watches[pushed]
-                # every message of the push and its decay received, then a pause before the
-                # next arm's push (so that its window does not hold this one)
-                wait_until(lambda: watch.newest_stamp() >= window[pushed][1], 20.0,
-                           '%s: the observer fell silent after the push' % pushed)
-                time.sleep(1.0)
-            for namespace, _, _ in ARMS:
-                rises = watches[namespace].rises_stamped()[before[namespace]:]
-                first, last = window[namespace]
-                own = [t for t in rises if first <= t <= last]
-                assert own, '%s: its push was not flagged' % namespace
-                # the other arm's push: no flag outside this arm's own push
-                assert len(own) == len(rises), \
-                    '%s flagged outside its push (%.3f to %.3f s): %s' % (
-                        namespace, first, last, rises)
+            push_in_turn(probe, watches, ARMS, PUSH_FORCE, PUSH_TIME, PUSH_WINDOW)
         finally:
             for proc in procs.values():
                 stop_node(proc)

@@ -34,7 +34,7 @@ from launch_support import (CHAIN_ARGUMENTS, CHAIN_STARTUP, launched_control, lo
                             ros2_control_missing, ros2_launch_missing, wait_for_bringup)
 import numpy as np
 import pytest
-from ros_test_support import call_service, spun_node, wait_until
+from ros_test_support import spun_node, wait_until
 
 pytestmark = [pytest.mark.rostest, pytest.mark.slow, pytest.mark.launch_test,
               pytest.mark.realtime]
@@ -45,11 +45,10 @@ if REASON:
 
 import time  # noqa: E402, I100
 
-from arm_watch import ArmWatch  # noqa: E402, I100
+from arm_watch import ArmWatch, push_in_turn  # noqa: E402, I100
 
 from manip_dynamics import RobotModel  # noqa: E402, I100
 from manip_dynamics.bundled import urdf_path  # noqa: E402
-from manip_dynamics_interfaces.srv import ApplyWrench  # noqa: E402
 
 #: (namespace, bundled arm, the link pushed)
 ARMS = (('arm1', 'cobot7', 'tool0'), ('arm2', 'puma560', 'puma560_flange'))
@@ -114,30 +113,4 @@ def test_two_namespaced_launches_hold_and_flag_only_the_pushed_arm(two_launches)
             trouble = [line for line in log_text(two_launches[namespace][1])[
                 seen[namespace]:].splitlines() if any(word in line for word in TROUBLE)]
             assert not trouble, '%s at hold: %s' % (namespace, trouble[:5])
-        before = {ns: len(watches[ns].rises_stamped()) for ns, _, _ in ARMS}
-        window = {}
-
-        def now() -> float:
-            return probe.get_clock().now().nanoseconds * 1e-9
-        for pushed, _, link in ARMS:
-            request = ApplyWrench.Request(link=link, frame='world', duration=PUSH_TIME)
-            request.wrench.force.z = -PUSH_FORCE
-            asked = now()
-            answer = call_service(probe, ApplyWrench, '/%s/simulator/apply_wrench' % pushed,
-                                  request, 10.0)
-            assert answer.success, answer.message
-            window[pushed] = (asked, now() + PUSH_WINDOW)
-            watch = watches[pushed]
-            wait_until(lambda: watch.newest_stamp() >= window[pushed][1], 20.0,
-                       '%s: the observer fell silent after the push' % pushed)
-            time.sleep(1.0)
-        for namespace, _, _ in ARMS:
-            rises = watches[namespace].rises_stamped()[before[namespace]:]
-            first, last = window[namespace]
-            own = [t for t in rises if first <= t <= last]
-            print('%s: flagged %.1f ms after the request, %d rises in its window, %d outside' % (
-                namespace, (own[0] - first) * 1e3 if own else float('nan'), len(own),
-                len(rises) - len(own)))
-            assert own, '%s: its push was not flagged' % namespace
-            assert len(own) == len(rises), '%s flagged outside its push (%.3f to %.3f s): %s' % (
-                namespace, first, last, rises)
+        push_in_turn(probe, watches, ARMS, PUSH_FORCE, PUSH_TIME, PUSH_WINDOW)
