@@ -49,7 +49,6 @@ Usage::
 import argparse
 import contextlib
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -66,7 +65,7 @@ from manip_dynamics import RobotModel  # noqa: E402
 from manip_dynamics.control.gains import design_joint_gains  # noqa: E402
 from manip_dynamics.ros.runtime.discovery import apply_loopback_environment  # noqa: E402
 from manip_dynamics.ros.runtime.node_process import (  # noqa: E402
-    start_node, stop_node, wait_for_log)
+    start_busy_loop, start_node, stop_node, wait_for_log)
 
 RATE = 250.0
 #: The stand-in's co-simulation: a command acts over the period after the sample it answers.
@@ -93,10 +92,9 @@ def spin_until_shutdown(node) -> None:
         pass
 
 
-def plan_and_measure(watch, plans, names: list, qa: np.ndarray,
-                     qb: np.ndarray) -> tuple[float, float]:
+def send_plan(watch, plans, names: list, qa: np.ndarray, qb: np.ndarray) -> tuple:
     """
-    Publish the 2 s quintic from ``qa`` to ``qb``; return its RMS error and the end error [rad].
+    Publish the 2 s quintic from ``qa`` to ``qb``; return (sent, start [s], desired).
 
     The plan is stamped to start ``START_LEAD`` after the newest joint state: JTC starts it
     then, and q - q_d is read on that time base (the start read from the arm's first motion
@@ -110,6 +108,13 @@ def plan_and_measure(watch, plans, names: list, qa: np.ndarray,
     start = sent + START_LEAD
     plan.header.stamp = time_msg(start)
     plans.publish(plan)
+    return sent, start, desired
+
+
+def plan_and_measure(watch, plans, names: list, qa: np.ndarray,
+                     qb: np.ndarray) -> tuple[float, float]:
+    """Send the plan (:func:`send_plan`); return its RMS error and the end error [rad]."""
+    sent, start, desired = send_plan(watch, plans, names, qa, qb)
     watch.wait_simulated(START_LEAD + PLAN_TIME + 1.5, 60.0, timeout=120.0)
     rms = watch.tracking_rms(sent, desired, qa, PLAN_TIME, start=start)
     return rms, float(np.abs(watch.last()[1] - qb).max())
@@ -168,9 +173,7 @@ def run(label: str, xml: str, dynamics: dict, true_arm: str, designed: RobotMode
 @contextlib.contextmanager
 def busy_loop(core: int):
     """Keep ``core`` busy with a spinning process (none for a negative core)."""
-    proc = None
-    if core >= 0:
-        proc = subprocess.Popen(['taskset', '-c', str(core), 'sh', '-c', 'while :; do :; done'])
+    proc = start_busy_loop(core)
     try:
         yield
     finally:
@@ -294,13 +297,7 @@ def run_launched(label: str, urdf_file: str, dynamics_file: str, true_arm: str,
         node.destroy_node()
         rclpy.try_shutdown()
         spinner.join(5.0)
-        if launch.poll() is None:
-            os.killpg(launch.pid, signal.SIGINT)
-            try:
-                launch.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(launch.pid, signal.SIGKILL)
-                launch.wait()
+        stop_node(launch, timeout=30.0, group=True)   # Ctrl-C to the whole launch
         log.close()
     return {'model': label, 'rms_mrad': round(1e3 * rms, 2), 'end_mrad': round(1e3 * end, 2),
             'hold_sag_mrad': round(1e3 * sag, 2), 'log': log_path}
@@ -352,9 +349,6 @@ def main(argv: list[str] | None = None) -> int:
 def moves_launched(label: str, model: RobotModel, watch, plans, residuals: list, moves: int,
                    seed: int, log_path: str) -> dict:
     """Send ``moves`` undisturbed plans through the filter; count those the observer flagged."""
-    from manip_dynamics.ros.runtime.conversions import time_msg
-    from manip_dynamics.ros.testing.chain_watch import quintic_plan
-
     rng = np.random.default_rng(seed)
     names = list(model.joint_names)
     home = watch.last()[1]
@@ -363,10 +357,7 @@ def moves_launched(label: str, model: RobotModel, watch, plans, residuals: list,
         qa = watch.last()[1]
         qb = np.clip(home + rng.uniform(-0.3, 0.3, len(names)), model.position_lower + 0.05,
                      model.position_upper - 0.05)
-        plan, _ = quintic_plan(names, qa, qb, PLAN_TIME)
-        start = watch.last()[0] + START_LEAD
-        plan.header.stamp = time_msg(start)
-        plans.publish(plan)
+        _, start, _ = send_plan(watch, plans, names, qa, qb)
         watch.wait_simulated(START_LEAD + PLAN_TIME + SETTLE, 60.0, timeout=120.0)
         end = start + PLAN_TIME + SETTLE
         with watch.lock:

@@ -25,7 +25,6 @@ folder on sys.path: the test modules add it before importing this module.
 
 import os
 import shutil
-import signal
 import subprocess
 import threading
 import time
@@ -33,6 +32,7 @@ from typing import Any, Iterator, Mapping, Sequence
 import xml.etree.ElementTree as ElementTree
 
 from manip_dynamics.ros.launch_support.launch_helpers import NODE_PRIORITY
+from manip_dynamics.ros.runtime.node_process import stop_node
 
 PACKAGE = 'manip_dynamics'
 
@@ -317,13 +317,7 @@ def launched_control(log_path: str, arguments: Sequence[str]) -> Iterator[tuple[
     try:
         yield proc, log
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGINT)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        stop_node(proc, timeout=30.0, group=True)
         log.close()
 
 

@@ -93,7 +93,8 @@ def start_node(module: str, name: str, params: Mapping, *, remaps: Iterable[str]
     return proc
 
 
-def stop_node(proc: subprocess.Popen | None, timeout: float = 10.0) -> int | None:
+def stop_node(proc: subprocess.Popen | None, timeout: float = 10.0,
+              group: bool = False) -> int | None:
     """
     Stop a node process: SIGINT, wait up to ``timeout`` seconds, then SIGKILL.
 
@@ -101,18 +102,39 @@ def stop_node(proc: subprocess.Popen | None, timeout: float = 10.0) -> int | Non
 
     :param proc: The process (None: nothing to stop).
     :param timeout: Seconds to wait for a clean exit after SIGINT [s].
+    :param group: Signal the process group ``proc`` leads (a ``ros2 launch`` started with
+        ``start_new_session=True``: every process it started gets the signal, as from
+        Ctrl-C in a terminal), not only ``proc``.
     :return: The exit code (negative: killed by that signal), None when ``proc`` is None.
     """
     if proc is None:
         return None
+
+    def send(sig: int) -> None:
+        if group:
+            os.killpg(proc.pid, sig)
+        else:
+            proc.send_signal(sig)
     if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)
+        send(signal.SIGINT)
         try:
             proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            send(signal.SIGKILL)
             proc.wait()
     return proc.returncode
+
+
+def start_busy_loop(core: int) -> subprocess.Popen | None:
+    """
+    Start a process that keeps CPU ``core`` busy (a loaded machine), or None for core < 0.
+
+    Stop it with ``proc.kill()`` and ``proc.wait()``.
+    """
+    if core < 0:
+        return None
+    return subprocess.Popen(['taskset', '-c', str(core), sys.executable, '-c',
+                             'while True: pass'], start_new_session=True)
 
 
 def read_log(proc: subprocess.Popen) -> str:

@@ -78,7 +78,6 @@ feedback and output, as JTC's does.
 
 import os
 import random
-import subprocess
 import sys
 import threading
 import time
@@ -96,6 +95,7 @@ from manip_dynamics.control.trajectory_goal import ZERO_VELOCITY
 from manip_dynamics.ros.runtime.conversions import stamp_seconds
 from manip_dynamics.ros.runtime.guarded_node import GuardedNode
 from manip_dynamics.ros.runtime.names import child_name, JOINT_STATES
+from manip_dynamics.ros.runtime.node_process import start_busy_loop
 from manip_dynamics.ros.runtime.node_runtime import run_node
 from manip_dynamics.ros.runtime.parameter_spec import (
     param_bool, param_choice, param_float, param_float_list, param_string, param_strings)
@@ -369,11 +369,7 @@ class ControllerManagerStandin(GuardedNode):
         self._states_pub = self.create_publisher(JointState, topics['joint_states_topic'], 10)
         self._hardware_pub = self.create_publisher(JointState,
                                                    topics['hardware_commands_topic'], 10)
-        self._busy = None
-        if self.busy_core >= 0:
-            self._busy = subprocess.Popen(
-                ['taskset', '-c', str(self.busy_core), sys.executable, '-c',
-                 'while True: pass'], start_new_session=True)
+        self._busy = start_busy_loop(self.busy_core)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
         self._thread.start()
