@@ -52,12 +52,12 @@ from manip_dynamics.bundled import urdf_path  # noqa: E402
 
 #: (namespace, bundled arm, the link pushed)
 ARMS = (('arm1', 'cobot7', 'tool0'), ('arm2', 'puma560', 'puma560_flange'))
-#: How long both arms are watched at hold [s] (MANIP_DYNAMICS_TWO_ARMS_HOLD overrides it for
-#: a shorter look), and the largest motion allowed there [rad].
-HOLD = float(os.environ.get('MANIP_DYNAMICS_TWO_ARMS_HOLD', '60'))
 #: Launch arguments added to both launches (MANIP_DYNAMICS_TWO_ARMS_ARGUMENTS, space
 #: separated; none by default: the launch's defaults).
 EXTRA = tuple(os.environ.get('MANIP_DYNAMICS_TWO_ARMS_ARGUMENTS', '').split())
+#: How long both arms are watched at hold [s] (MANIP_DYNAMICS_TWO_ARMS_HOLD overrides it for
+#: a shorter look), and the largest motion allowed there [rad].
+HOLD = float(os.environ.get('MANIP_DYNAMICS_TWO_ARMS_HOLD', '60'))
 HELD = 1e-3
 PUSH_FORCE = 15.0
 PUSH_TIME = 0.3
