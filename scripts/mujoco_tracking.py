@@ -49,7 +49,6 @@ Usage::
 import argparse
 import contextlib
 import os
-import subprocess
 import sys
 import tempfile
 import threading
@@ -182,23 +181,6 @@ def busy_loop(core: int):
             proc.wait()
 
 
-def controller_call(node, srv_type, name: str, request, timeout: float = 30.0):
-    """Call a controller_manager service; return its response."""
-    client = node.create_client(srv_type, name)
-    try:
-        if not client.wait_for_service(timeout_sec=timeout):
-            raise RuntimeError('no service %s' % name)
-        future = client.call_async(request)
-        deadline = time.monotonic() + timeout
-        while not future.done():
-            if time.monotonic() > deadline:
-                raise RuntimeError('%s did not answer' % name)
-            time.sleep(0.01)
-        return future.result()
-    finally:
-        node.destroy_client(client)
-
-
 def run_launched(label: str, urdf_file: str, dynamics_file: str, true_arm: str,
                  controllers: str, folder: str, moves: int = 0, seed: int = 0) -> dict:
     """
@@ -218,10 +200,11 @@ def run_launched(label: str, urdf_file: str, dynamics_file: str, true_arm: str,
     """
     import rclpy
 
-    from controller_manager_msgs.srv import ListControllers, SwitchController
     from manip_dynamics.ros.runtime.conversions import stamp_seconds
     from manip_dynamics.ros.runtime.qos import CONTACT_QOS
     from manip_dynamics.ros.testing.chain_watch import ChainWatch
+    from manip_dynamics.ros.testing.control_launch import (launched_control, switch_to_jtc,
+                                                           wait_for_bringup)
     from manip_dynamics_interfaces.msg import Contact
     from trajectory_msgs.msg import JointTrajectory
 
@@ -240,10 +223,8 @@ def run_launched(label: str, urdf_file: str, dynamics_file: str, true_arm: str,
     if controllers:
         arguments.append('controllers:=' + controllers)
     log_path = os.path.join(folder, 'launch_%s_%d.log' % (label, time.time_ns()))
-    log = open(log_path, 'w')
-    launch = subprocess.Popen(['ros2', 'launch', 'manip_dynamics', 'control.launch.py',
-                               *arguments], stdout=log, stderr=subprocess.STDOUT,
-                              start_new_session=True)
+    launched = launched_control(log_path, arguments)
+    launch, log = next(launched)
     rclpy.init(args=[])
     node = rclpy.create_node('tracking_' + label)
     watch = ChainWatch(node, names)
@@ -255,30 +236,9 @@ def run_launched(label: str, urdf_file: str, dynamics_file: str, true_arm: str,
     spinner = threading.Thread(target=spin_until_shutdown, args=(node,), daemon=True)
     spinner.start()
     try:
-        deadline = time.monotonic() + 300.0
-        while True:
-            if launch.poll() is not None:
-                raise RuntimeError('the launch ended; see ' + log_path)
-            try:
-                states = {c.name: c.state for c in controller_call(
-                    node, ListControllers, '/controller_manager/list_controllers',
-                    ListControllers.Request(), 5.0).controller}
-            except RuntimeError:
-                states = {}
-            if (states.get('effort_controller') == 'active'
-                    and states.get('joint_trajectory_controller') == 'inactive'):
-                break
-            if time.monotonic() > deadline:
-                raise RuntimeError('controllers %s; see %s' % (states, log_path))
-            time.sleep(1.0)
+        wait_for_bringup(node, launch, log, 300.0)
         watch.wait_simulated(3.0, 60.0, timeout=120.0)   # held by the compensation
-        switch = SwitchController.Request(
-            activate_controllers=['joint_trajectory_controller'],
-            deactivate_controllers=['effort_controller'],
-            strictness=SwitchController.Request.STRICT)
-        if not controller_call(node, SwitchController, '/controller_manager/switch_controller',
-                               switch).ok:
-            raise RuntimeError('the switch to JTC failed')
+        switch_to_jtc(node)
         wait_for_events = time.monotonic() + 20.0
         while not any(e.startswith('hold: JTC appeared') for e in watch.events):
             if time.monotonic() > wait_for_events:
@@ -297,8 +257,7 @@ def run_launched(label: str, urdf_file: str, dynamics_file: str, true_arm: str,
         node.destroy_node()
         rclpy.try_shutdown()
         spinner.join(5.0)
-        stop_node(launch, timeout=30.0, group=True)   # Ctrl-C to the whole launch
-        log.close()
+        launched.close()   # Ctrl-C to the whole launch, and its log closed
     return {'model': label, 'rms_mrad': round(1e3 * rms, 2), 'end_mrad': round(1e3 * end, 2),
             'hold_sag_mrad': round(1e3 * sag, 2), 'log': log_path}
 

@@ -25,14 +25,15 @@ folder on sys.path: the test modules add it before importing this module.
 
 import os
 import shutil
-import subprocess
 import threading
 import time
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 import xml.etree.ElementTree as ElementTree
 
 from manip_dynamics.ros.launch_support.launch_helpers import NODE_PRIORITY
-from manip_dynamics.ros.runtime.node_process import stop_node
+# driving a launched control.launch.py: shared with scripts/mujoco_tracking.py --launch
+from manip_dynamics.ros.testing.control_launch import (  # noqa: F401 - the tests' names
+    call_service, launched_control, log_text, switch_to_jtc, wait_for_bringup)
 
 PACKAGE = 'manip_dynamics'
 
@@ -216,20 +217,6 @@ def ros2_control_missing() -> str | None:
     return None
 
 
-def call_service(node: Any, srv_type: Any, name: str, request: Any,
-                 timeout: float = 30.0) -> Any:
-    """
-    Call a service from the test node (spun by another thread) and return the response.
-
-    :raises AssertionError: The service is not there or does not answer within ``timeout``.
-    """
-    client = node.create_client(srv_type, name)
-    assert client.wait_for_service(timeout_sec=timeout), 'no service %s' % name
-    future = client.call_async(request)
-    assert wait_for_future(future, timeout), 'no answer from %s' % name
-    return future.result()
-
-
 def check_controllers(case: Any, node: Any, timeout: float = 60.0) -> dict[str, str]:
     """
     Wait until joint_state_broadcaster and effort_controller are active.
@@ -298,86 +285,3 @@ def feedforward_jtc_missing() -> str | None:
     except ImportError:
         return 'control_msgs not installed (apt: ros-$ROS_DISTRO-control-msgs)'
     return None
-
-
-def launched_control(log_path: str, arguments: Sequence[str]) -> Iterator[tuple[Any, Any]]:
-    """
-    Run ``ros2 launch manip_dynamics control.launch.py`` in a session of its own.
-
-    A generator for a pytest fixture: yields ``(process, log file)``; on exit SIGINT to the
-    session, SIGKILL after 30 s.
-
-    :param log_path: File the launch's output goes to.
-    :param arguments: Launch arguments, e.g. ``['rviz:=false']``.
-    """
-    log = open(log_path, 'w+')
-    proc = subprocess.Popen(
-        ['ros2', 'launch', PACKAGE, 'control.launch.py', *arguments], stdout=log,
-        stderr=subprocess.STDOUT, start_new_session=True, env=dict(os.environ))
-    try:
-        yield proc, log
-    finally:
-        stop_node(proc, timeout=30.0, group=True)
-        log.close()
-
-
-def log_text(log: Any) -> str:
-    """Return what a :func:`launched_control` log file holds so far."""
-    log.flush()
-    log.seek(0)
-    return log.read()
-
-
-def wait_for_bringup(node: Any, proc: Any, log: Any, timeout: float,
-                     namespace: str = '') -> dict[str, str]:
-    """
-    Wait until control.launch.py's controllers are up.
-
-    Up: joint_state_broadcaster and effort_controller active, joint_trajectory_controller
-    loaded inactive.
-
-    :param node: The test node (spun by another thread).
-    :param proc: The launch process (its end fails the wait at once).
-    :param log: Its log file (shown when the wait fails).
-    :param timeout: [s].
-    :param namespace: The launch's ``namespace`` argument ('' for none).
-    :return: Controller name -> state.
-    :raises AssertionError: The launch ended or the controllers did not come up in time.
-    """
-    from controller_manager_msgs.srv import ListControllers
-    service = '%s/controller_manager/list_controllers' % ('/' + namespace if namespace else '')
-    deadline = time.monotonic() + timeout
-    states: dict[str, str] = {}
-    while True:
-        assert proc.poll() is None, 'the launch ended:\n' + log_text(log)[-3000:]
-        client = node.create_client(ListControllers, service)
-        if client.wait_for_service(timeout_sec=1.0):
-            states = {c.name: c.state for c in call_service(
-                node, ListControllers, service, ListControllers.Request()).controller}
-            if (states.get('joint_state_broadcaster') == 'active'
-                    and states.get('effort_controller') == 'active'
-                    and states.get('joint_trajectory_controller') == 'inactive'):
-                node.destroy_client(client)
-                return states
-        node.destroy_client(client)
-        assert time.monotonic() < deadline, 'controllers: %s\n%s' % (
-            states, log_text(log)[-3000:])
-        time.sleep(1.0)
-
-
-def switch_to_jtc(node: Any, to_jtc: bool = True) -> None:
-    """
-    Switch from effort_controller to joint_trajectory_controller in one call, or back.
-
-    :param node: The test node (spun by another thread).
-    :param to_jtc: True: JTC active, effort_controller inactive; False: the other way.
-    """
-    from controller_manager_msgs.srv import SwitchController
-    controllers = ['joint_trajectory_controller', 'effort_controller']
-    if not to_jtc:
-        controllers.reverse()
-    switch = SwitchController.Request(
-        activate_controllers=controllers[:1], deactivate_controllers=controllers[1:],
-        strictness=SwitchController.Request.STRICT)
-    assert call_service(node, SwitchController, '/controller_manager/switch_controller',
-                        switch).ok, 'the switch to joint_trajectory_controller failed'

@@ -12,4 +12,4 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Test support: stand-ins for what CI cannot build (not a product)."""
+"""Test support (not a product): stand-ins for what CI cannot build, and driving a launch."""
