@@ -27,6 +27,7 @@ import types
 
 import pytest
 
+from manip_dynamics.ros.runtime.node_process import process_alive
 from manip_dynamics.ros.testing import control_launch
 
 #: The fake ``ros2``: prints its arguments and its child's pid, then waits.
@@ -36,15 +37,6 @@ FAKE_ROS2 = ('#!%s\n'
              'print("args", *sys.argv[1:], flush=True)\n'
              'print("child", child.pid, flush=True)\n'
              'time.sleep(60)\n')
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open('/proc/%d/stat' % pid) as stream:   # a zombie is gone too
-        return stream.read().split(') ')[1][0] != 'Z'
 
 
 def test_launched_control_runs_the_launch_and_stops_its_whole_session(tmp_path, monkeypatch):
@@ -60,13 +52,13 @@ def test_launched_control_runs_the_launch_and_stops_its_whole_session(tmp_path, 
     text = control_launch.log_text(log)
     assert 'args launch manip_dynamics control.launch.py rviz:=false' in text
     child = int(text.split('child ')[1].split()[0])
-    assert _alive(child)
+    assert process_alive(child)
     launched.close()
     assert proc.poll() is not None, 'the launch still runs'
     deadline = time.monotonic() + 10.0
-    while _alive(child) and time.monotonic() < deadline:
+    while process_alive(child) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(child), 'a node the launch started outlived it'
+    assert not process_alive(child), 'a node the launch started outlived it'
     assert log.closed
 
 

@@ -19,22 +19,13 @@ import subprocess
 import sys
 import time
 
-from manip_dynamics.ros.runtime.node_process import start_busy_loop, stop_node
+from manip_dynamics.ros.runtime.node_process import process_alive, start_busy_loop, stop_node
 
 #: A parent that starts a child in its process group, prints the child's pid and waits.
 PARENT = ('import subprocess, sys, time\n'
           'child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])\n'
           'print(child.pid, flush=True)\n'
           'time.sleep(60)\n')
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open('/proc/%d/stat' % pid) as stream:   # a zombie is gone too
-        return stream.read().split(') ')[1][0] != 'Z'
 
 
 def _parent_and_child() -> tuple:
@@ -48,9 +39,9 @@ def test_group_stop_reaches_every_process_of_the_session() -> None:
     code = stop_node(proc, timeout=5.0, group=True)
     assert code is not None and code != 0
     deadline = time.monotonic() + 5.0
-    while _alive(child) and time.monotonic() < deadline:
+    while process_alive(child) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(child), 'the child of the stopped process still runs'
+    assert not process_alive(child), 'the child of the stopped process still runs'
 
 
 def test_a_plain_stop_signals_only_the_process() -> None:
@@ -58,7 +49,8 @@ def test_a_plain_stop_signals_only_the_process() -> None:
     try:
         stop_node(proc, timeout=5.0)
         assert proc.returncode is not None
-        assert _alive(child), 'the child went with its parent: the stop was not the plain one'
+        assert process_alive(child), ('the child went with its parent: the stop was not the '
+                                      'plain one')
     finally:
         os.kill(child, 9)
 

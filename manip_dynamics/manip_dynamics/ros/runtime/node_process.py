@@ -125,6 +125,24 @@ def stop_node(proc: subprocess.Popen | None, timeout: float = 10.0,
     return proc.returncode
 
 
+def process_alive(pid: int) -> bool:
+    """
+    Return whether process ``pid`` still runs (a zombie, exited but not reaped, does not).
+
+    For checking that a stop reached every process of a session (:func:`stop_node` with
+    ``group=True``): the children of a stopped launch are not this process's to reap.
+    """
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open('/proc/%d/stat' % pid) as stream:
+            return stream.read().rsplit(') ', 1)[1][0] != 'Z'
+    except OSError:   # gone between the two looks
+        return False
+
+
 def start_busy_loop(core: int) -> subprocess.Popen | None:
     """
     Start a process that keeps CPU ``core`` busy (a loaded machine), or None for core < 0.
