@@ -223,41 +223,41 @@ def run_launched(label: str, urdf_file: str, dynamics_file: str, true_arm: str,
     if controllers:
         arguments.append('controllers:=' + controllers)
     log_path = os.path.join(folder, 'launch_%s_%d.log' % (label, time.time_ns()))
-    launched = launched_control(log_path, arguments)
-    launch, log = next(launched)
-    rclpy.init(args=[])
-    node = rclpy.create_node('tracking_' + label)
-    watch = ChainWatch(node, names)
-    plans = node.create_publisher(JointTrajectory, '/feedforward_filter/joint_trajectory', 10)
-    residuals: list = []   # (stamp [s], strongest normalised residual)
-    node.create_subscription(Contact, '/external_torque_observer/contact', lambda msg: (
-        residuals.append((stamp_seconds(msg.header.stamp), msg.strongest_normalized_residual))),
-        CONTACT_QOS)
-    spinner = threading.Thread(target=spin_until_shutdown, args=(node,), daemon=True)
-    spinner.start()
-    try:
-        wait_for_bringup(node, launch, log, 300.0)
-        watch.wait_simulated(3.0, 60.0, timeout=120.0)   # held by the compensation
-        switch_to_jtc(node)
-        wait_for_events = time.monotonic() + 20.0
-        while not any(e.startswith('hold: JTC appeared') for e in watch.events):
-            if time.monotonic() > wait_for_events:
-                raise RuntimeError('the filter did not hold: %s' % watch.events)
-            time.sleep(0.05)
-        q_held = watch.last()[1]
-        watch.wait_simulated(3.0, 60.0, timeout=120.0)
-        qa = watch.last()[1]
-        sag = float(np.abs(qa - q_held).max())   # the filter's hold, over 3 s
-        if moves:
-            return moves_launched(label, model, watch, plans, residuals, moves, seed, log_path)
-        qb = np.clip(qa + MOVE[:len(names)], model.position_lower + 0.05,
-                     model.position_upper - 0.05)
-        rms, end = plan_and_measure(watch, plans, names, qa, qb)
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
-        spinner.join(5.0)
-        launched.close()   # Ctrl-C to the whole launch, and its log closed
+    # closing: Ctrl-C to the whole launch and its log closed, however this ends
+    with contextlib.closing(launched_control(log_path, arguments)) as launched:
+        launch, log = next(launched)
+        rclpy.init(args=[])
+        node = rclpy.create_node('tracking_' + label)
+        watch = ChainWatch(node, names)
+        plans = node.create_publisher(JointTrajectory, '/feedforward_filter/joint_trajectory', 10)
+        residuals: list = []   # (stamp [s], strongest normalised residual)
+        node.create_subscription(Contact, '/external_torque_observer/contact', lambda msg: (
+            residuals.append((stamp_seconds(msg.header.stamp),
+                              msg.strongest_normalized_residual))), CONTACT_QOS)
+        spinner = threading.Thread(target=spin_until_shutdown, args=(node,), daemon=True)
+        spinner.start()
+        try:
+            wait_for_bringup(node, launch, log, 300.0)
+            watch.wait_simulated(3.0, 60.0, timeout=120.0)   # held by the compensation
+            switch_to_jtc(node)
+            wait_for_events = time.monotonic() + 20.0
+            while not any(e.startswith('hold: JTC appeared') for e in watch.events):
+                if time.monotonic() > wait_for_events:
+                    raise RuntimeError('the filter did not hold: %s' % watch.events)
+                time.sleep(0.05)
+            q_held = watch.last()[1]
+            watch.wait_simulated(3.0, 60.0, timeout=120.0)
+            qa = watch.last()[1]
+            sag = float(np.abs(qa - q_held).max())   # the filter's hold, over 3 s
+            if moves:
+                return moves_launched(label, model, watch, plans, residuals, moves, seed, log_path)
+            qb = np.clip(qa + MOVE[:len(names)], model.position_lower + 0.05,
+                         model.position_upper - 0.05)
+            rms, end = plan_and_measure(watch, plans, names, qa, qb)
+        finally:
+            node.destroy_node()
+            rclpy.try_shutdown()
+            spinner.join(5.0)
     return {'model': label, 'rms_mrad': round(1e3 * rms, 2), 'end_mrad': round(1e3 * end, 2),
             'hold_sag_mrad': round(1e3 * sag, 2), 'log': log_path}
 

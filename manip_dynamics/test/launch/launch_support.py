@@ -16,10 +16,12 @@
 The parts the launch_testing tests of this folder share.
 
 Plain functions: the launch description that includes one of the package's launch files,
-the test-side node spun on a background thread, a periodic joint_states publisher and a
-wait for a service answer. The ROS and launch packages are imported inside the functions,
-so importing this module never fails where launch_testing is absent (each test module skips
-itself with pytest.importorskip first). ``launch_test`` loads a test file without putting its
+the test-side node spun on a background thread, a periodic joint_states publisher; service
+calls, waits and the launched control.launch.py come from
+manip_dynamics.ros.testing.control_launch (shared with scripts/mujoco_tracking.py). The ROS
+and launch packages are imported inside the functions, so importing this module never fails
+where launch_testing is absent (each test module skips itself with pytest.importorskip
+first). ``launch_test`` loads a test file without putting its
 folder on sys.path: the test modules add it before importing this module.
 """
 
@@ -33,7 +35,7 @@ import xml.etree.ElementTree as ElementTree
 from manip_dynamics.ros.launch_support.launch_helpers import NODE_PRIORITY
 # driving a launched control.launch.py: shared with scripts/mujoco_tracking.py --launch
 from manip_dynamics.ros.testing.control_launch import (  # noqa: F401 - the tests' names
-    call_service, launched_control, log_text, switch_to_jtc, wait_for_bringup)
+    call_service, launched_control, log_text, switch_to_jtc, wait_for_bringup, wait_for_future)
 
 PACKAGE = 'manip_dynamics'
 
@@ -173,21 +175,6 @@ def stop_test_node(node: Any, executor: Any) -> None:
     executor.spin_thread.join(timeout=2.0)
     node.destroy_node()
     rclpy.try_shutdown()
-
-
-def wait_for_future(future: Any, timeout: float, poll: float = 0.01) -> bool:
-    """
-    Wait until a future completes (the node is spun by another thread).
-
-    :param future: The ``rclpy.task.Future`` of a service call.
-    :param timeout: Longest wait [s].
-    :param poll: Polling interval [s].
-    :return: True when the future is done.
-    """
-    deadline = time.monotonic() + timeout
-    while not future.done() and time.monotonic() < deadline:
-        time.sleep(poll)
-    return future.done()
 
 
 def ros2_control_missing() -> str | None:

@@ -17,8 +17,8 @@ Driving a real ``ros2 launch manip_dynamics control.launch.py`` from outside: te
 
 What the launch tests behind a real controller_manager (test/launch/) and
 ``scripts/mujoco_tracking.py --launch`` both do: start the launch in a session of its own
-and stop it with the whole session; call a service from a node spun by another thread; wait
-until the launch's controllers are up; switch from effort_controller to
+and stop it with the whole session; call a service from a node spun by another thread (and
+wait for a future); wait until the launch's controllers are up; switch from effort_controller to
 joint_trajectory_controller. rclpy and controller_manager_msgs are imported inside the
 functions, so importing this module needs neither.
 """
@@ -66,23 +66,34 @@ def log_text(log: IO[str]) -> str:
     return log.read()
 
 
+def wait_for_future(future: Any, timeout: float, poll: float = 0.01) -> bool:
+    """
+    Wait until a future completes (its node is spun by another thread).
+
+    :param future: The ``rclpy.task.Future`` of a service call.
+    :param timeout: Longest wait [s].
+    :param poll: Polling interval [s].
+    :return: True when the future is done.
+    """
+    deadline = time.monotonic() + timeout
+    while not future.done() and time.monotonic() < deadline:
+        time.sleep(poll)
+    return future.done()
+
+
 def call_service(node: Any, srv_type: Any, name: str, request: Any,
-                 timeout: float = 30.0, poll: float = 0.01) -> Any:
+                 timeout: float = 30.0) -> Any:
     """
     Call a service from a node spun by another thread; return the response.
 
     :param timeout: Longest wait for the service, and then for its answer [s].
-    :param poll: How often the answer is looked for [s].
     :raises AssertionError: The service is not there or does not answer within ``timeout``.
     """
     client = node.create_client(srv_type, name)
     try:
         assert client.wait_for_service(timeout_sec=timeout), 'no service %s' % name
         future = client.call_async(request)
-        deadline = time.monotonic() + timeout
-        while not future.done() and time.monotonic() < deadline:
-            time.sleep(poll)
-        assert future.done(), 'no answer from %s' % name
+        assert wait_for_future(future, timeout), 'no answer from %s' % name
         return future.result()
     finally:
         node.destroy_client(client)
